@@ -1,0 +1,294 @@
+"""Linear Pegasos: the mini-batch solver and the one-pass duality-gap sweep.
+
+Rows come either from a dense C-ordered ``X`` or from the CSR triplet
+``(data, indices, indptr)``; the flag ``dense`` says which, and the unused
+form is passed as an empty placeholder.  The two forms run the same arithmetic
+in the same order (a dense row only adds exact zeros), so dense and sparse
+copies of the same data give the same model bit for bit.
+
+The weight vector is kept as ``w = a * v`` (Shalev-Shwartz's ``WeightVector``
+trick): shrinking and projecting scale ``a`` in O(1), adding ``c * x`` costs
+O(nnz(x)) and updates the tracked ``||w||^2`` incrementally.  ``v`` has one
+entry more than there are features: the coefficient of the constant feature
+``bias_feature`` (0 when there is no augmented intercept).
+
+Averaged iterates are kept lazily as well: ``sum_s w_s = u + beta * v``; when
+``v`` moves by ``delta``, ``u -= beta * delta`` (O(nnz)), and each averaged
+step adds ``a`` to ``beta`` (O(1)).  Whenever ``v`` is rescaled (the scale
+``a`` fell below ``MIN_SCALE``), ``beta * v`` is folded into ``u`` first, so
+``beta`` never grows large enough to swallow ``u``'s digits.
+
+The solver also keeps the expansion coefficients of ``v`` in the training
+rows, ``v = sum_i gamma_i x_i`` (and their lazy average ``ugamma``), at O(1)
+per update: ``alpha_i = lam * n * a * gamma_i * y_i`` is the dual vector that
+Pegasos builds implicitly, the best certificate of optimality we have (see
+``pegasos.objective``).
+"""
+
+import numpy as np
+
+from ._jit import njit
+
+# Layout of the scalar state vector ``scal`` shared with the Python layer.
+A = 0  # scale of w = a * v
+WNORM2 = 1  # ||w||^2 (includes the augmented-bias coordinate)
+BIAS = 2  # unregularised intercept b
+BETA = 3  # lazy-average coefficient: sum of averaged w = u + beta * v
+N_AVG = 4  # number of iterates in the average
+BIAS_SUM = 5  # sum of the averaged b
+N_FOLD = 6  # iterates averaged since beta * v was last folded into u
+N_SCALARS = 7
+
+# Renormalise (fold a into v) once the scale falls below this.
+MIN_SCALE = 1e-9
+# Fold beta * v into u once beta / a exceeds this many times the number of
+# iterates averaged since the last fold: then earlier, larger scales dominate
+# beta and u + beta * v would cancel digits.  With a ~ 1/t this happens only
+# each time t grows ~50-fold.
+FOLD_RATIO = 4.0
+
+
+@njit(inline="always")
+def _fold_average(beta, v, u, gamma, ugamma):
+    """u += beta * v and ugamma += beta * gamma (the caller then sets beta = 0)."""
+    for j in range(v.shape[0]):
+        u[j] += beta * v[j]
+    for j in range(gamma.shape[0]):
+        ugamma[j] += beta * gamma[j]
+
+
+@njit(inline="always")
+def _row_dot(dense, X, data, indices, indptr, i, v):
+    s = 0.0
+    if dense:
+        for j in range(X.shape[1]):
+            s += X[i, j] * v[j]
+    else:
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * v[indices[p]]
+    return s
+
+
+@njit(inline="always")
+def _row_axpy(dense, X, data, indices, indptr, i, c, v):
+    """v += c * x_i"""
+    if dense:
+        for j in range(X.shape[1]):
+            v[j] += c * X[i, j]
+    else:
+        for p in range(indptr[i], indptr[i + 1]):
+            v[indices[p]] += c * data[p]
+
+
+@njit
+def row_sqnorms(dense, X, data, indices, indptr, n_rows):
+    """Squared Euclidean norm of every row."""
+    out = np.empty(n_rows)
+    for i in range(n_rows):
+        s = 0.0
+        if dense:
+            for j in range(X.shape[1]):
+                s += X[i, j] * X[i, j]
+        else:
+            for p in range(indptr[i], indptr[i + 1]):
+                s += data[p] * data[p]
+        out[i] = s
+    return out
+
+
+@njit
+def pegasos_steps(
+    dense,
+    X,
+    data,
+    indices,
+    indptr,
+    y,
+    sw,
+    sqnorm,
+    idx,
+    k,
+    t,
+    lam,
+    bias_feature,
+    unreg_bias,
+    radius2,
+    avg_start,
+    v,
+    u,
+    gamma,
+    ugamma,
+    scal,
+):
+    """Run ``len(idx) // k`` Pegasos iterations, the first one being step ``t``.
+
+    Parameters
+    ----------
+    y : (n,) float64 in {-1, +1};  sw : (n,) float64 loss weights s_i.
+    sqnorm : (n,) float64, ||x_i||^2 + bias_feature^2.
+    idx : (T*k,) int64, the examples of each mini-batch, batch after batch.
+    k : mini-batch size;  t : 1-based step counter of the first iteration.
+    lam : regularisation lambda > 0.
+    bias_feature : value of the augmented constant feature (0 = none).
+    unreg_bias : 1 to learn an unregularised intercept ``scal[BIAS]``.
+    radius2 : squared radius of the projection ball (0 = no projection).
+    avg_start : iterates w_{t+1} of steps t >= avg_start enter the average.
+    v, u : (d+1,) float64 weight and lazy-average vectors, updated in place.
+    gamma, ugamma : (n,) float64 expansion coefficients of v and their lazy
+        average, updated in place; pass empty arrays not to keep them.
+    scal : (N_SCALARS,) float64 scalar state, updated in place.
+
+    Returns
+    -------
+    t : the step counter after the last iteration.
+
+    Each iteration: margins of the whole batch with w_t; shrink by
+    (1 - 1/t) = 1 - eta_t*lam (exactly 0 at t = 1: w is reset, as the paper's
+    step size prescribes); add (eta_t/k) s_i y_i x_i for each violator; then
+    the unregularised bias step, the projection onto ||w||^2 <= radius2, and
+    the running average.
+    """
+    d = v.shape[0] - 1
+    a = scal[A]
+    wnorm2 = scal[WNORM2]
+    b = scal[BIAS]
+    beta = scal[BETA]
+    n_avg = scal[N_AVG]
+    b_sum = scal[BIAS_SUM]
+    n_fold = scal[N_FOLD]
+    keep_gamma = gamma.shape[0] > 0
+    viol = np.empty(k, np.int64)
+    rawdot = np.empty(k)
+    n_steps = idx.shape[0] // k
+    for step in range(n_steps):
+        eta = 1.0 / (lam * t)
+        nv = 0
+        for j in range(k):
+            i = idx[step * k + j]
+            r = _row_dot(dense, X, data, indices, indptr, i, v) + v[d] * bias_feature
+            if y[i] * (a * r + b) < 1.0:
+                viol[nv] = i
+                rawdot[nv] = r
+                nv += 1
+        shrink = 1.0 - 1.0 / t
+        if shrink == 0.0:
+            # t = 1: (1 - eta_1 lam) w = 0.  Fold v into the average first.
+            if beta != 0.0:
+                _fold_average(beta, v, u, gamma, ugamma)
+                beta = 0.0
+                n_fold = 0.0
+            v[:] = 0.0
+            if keep_gamma:
+                gamma[:] = 0.0
+            a = 1.0
+            wnorm2 = 0.0
+        else:
+            a *= shrink
+            wnorm2 *= shrink * shrink
+        bias_step = 0.0
+        for j in range(nv):
+            i = viol[j]
+            c = eta / k * y[i] * sw[i]
+            if j == 0:
+                r = rawdot[0] if shrink != 0.0 else 0.0
+            else:
+                r = _row_dot(dense, X, data, indices, indptr, i, v) + v[d] * bias_feature
+            wnorm2 += c * c * sqnorm[i] + 2.0 * a * c * r
+            ca = c / a
+            _row_axpy(dense, X, data, indices, indptr, i, ca, v)
+            v[d] += ca * bias_feature
+            if keep_gamma:
+                gamma[i] += ca
+            if beta != 0.0:
+                _row_axpy(dense, X, data, indices, indptr, i, -beta * ca, u)
+                u[d] -= beta * ca * bias_feature
+                if keep_gamma:
+                    ugamma[i] -= beta * ca
+            bias_step += c
+        if unreg_bias:
+            b += bias_step
+        if wnorm2 < 0.0:
+            wnorm2 = 0.0
+        if radius2 > 0.0 and wnorm2 > radius2:
+            a *= np.sqrt(radius2 / wnorm2)
+            wnorm2 = radius2
+        if a < MIN_SCALE:
+            # Fold the scale into v (and gamma), and the average's v-part into
+            # u, so that beta restarts from 0 instead of growing as beta / a.
+            _fold_average(beta, v, u, gamma, ugamma)
+            beta = 0.0
+            n_fold = 0.0
+            s = 0.0
+            for j in range(d + 1):
+                v[j] *= a
+                s += v[j] * v[j]
+            for j in range(gamma.shape[0]):
+                gamma[j] *= a
+            a = 1.0
+            wnorm2 = s
+        if t >= avg_start:
+            beta += a
+            n_avg += 1.0
+            n_fold += 1.0
+            b_sum += b
+            if beta > FOLD_RATIO * a * n_fold:
+                _fold_average(beta, v, u, gamma, ugamma)
+                beta = 0.0
+                n_fold = 0.0
+        t += 1
+    scal[A] = a
+    scal[WNORM2] = wnorm2
+    scal[BIAS] = b
+    scal[BETA] = beta
+    scal[N_AVG] = n_avg
+    scal[BIAS_SUM] = b_sum
+    scal[N_FOLD] = n_fold
+    return t
+
+
+@njit
+def margins(dense, X, data, indices, indptr, n_rows, w, bias_feature, b):
+    """Decision values ``x_i.w[:d] + w[d]*bias_feature + b`` of every row."""
+    d = w.shape[0] - 1
+    out = np.empty(n_rows)
+    for i in range(n_rows):
+        out[i] = _row_dot(dense, X, data, indices, indptr, i, w) + w[d] * bias_feature + b
+    return out
+
+
+@njit
+def expand(dense, X, data, indices, indptr, coef, bias_feature, out):
+    """out += sum_i coef_i * x_i (augmented coordinate at index d)."""
+    d = out.shape[0] - 1
+    for i in range(coef.shape[0]):
+        if coef[i] != 0.0:
+            _row_axpy(dense, X, data, indices, indptr, i, coef[i], out)
+            out[d] += coef[i] * bias_feature
+
+
+@njit
+def dual_cd_pass(
+    dense, X, data, indices, indptr, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale
+):
+    """One pass of dual coordinate ascent (Hsieh et al. 2008) over the rows in ``order``.
+
+    Maximises ``D(alpha) = sum(alpha)/m - lam/2 ||w_alpha||^2`` over the box
+    ``0 <= alpha_i <= s_i``, with ``w_alpha = scale * sum_i alpha_i y_i x_i``
+    and ``scale = 1/(lam m)``, kept up to date in place.  Each coordinate
+    step is exact: ``alpha_i += (1 - y_i x_i.w_alpha) / (scale * ||x_i||^2)``,
+    clipped to the box.
+    """
+    d = w_alpha.shape[0] - 1
+    for i in order:
+        q = scale * sqnorm[i]
+        if q <= 0.0:
+            continue
+        g = _row_dot(dense, X, data, indices, indptr, i, w_alpha) + w_alpha[d] * bias_feature
+        new = alpha[i] + (1.0 - y[i] * g) / q
+        new = min(max(new, 0.0), sw[i])
+        delta = new - alpha[i]
+        if delta != 0.0:
+            alpha[i] = new
+            c = delta * y[i] * scale
+            _row_axpy(dense, X, data, indices, indptr, i, c, w_alpha)
+            w_alpha[d] += c * bias_feature

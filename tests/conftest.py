@@ -1,0 +1,51 @@
+"""Shared fixtures: small seeded problems and the shared benchmark data."""
+
+import bz2
+import lzma
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def make_binary(n=60, d=5, density=1.0, seed=0):
+    """A noisy linearly separable-ish problem with labels in {-1, +1}."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if density < 1.0:
+        X[rng.random((n, d)) > density] = 0.0
+    w = rng.standard_normal(d)
+    y = np.where(X @ w + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.fixture
+def binary():
+    return make_binary()
+
+
+@pytest.fixture
+def sparse_binary():
+    X, y = make_binary(n=80, d=12, density=0.3, seed=1)
+    return sp.csr_matrix(X), y
+
+
+def load_shared(name, n_features=None):
+    """A file of ../shared/data, read with scikit-learn's loader (xz/bz2 opened here)."""
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} not found (the shared data sits beside the repository)")
+    opener = lzma.open if name.endswith(".xz") else bz2.open
+    with opener(path) as f:
+        return load_svmlight_file(f, n_features=n_features)
+
+
+@pytest.fixture(scope="session")
+def a9a():
+    X, y = load_shared("a9a.xz")
+    Xt, yt = load_shared("a9a.t.xz", n_features=X.shape[1])
+    return X, y, Xt, yt

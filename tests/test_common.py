@@ -1,0 +1,37 @@
+"""scikit-learn's estimator checks on every public estimator."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pegasos import PegasosClassifier
+
+# Checks expected to fail, each with its reason.
+EXPECTED_FAILED = {
+    "PegasosClassifier": {
+        "check_class_weight_classifiers": (
+            "the check sets n_iter=100, which here means 100 Pegasos iterations (2 epochs of "
+            "its 50 samples), with class weights 1000 and 1e-4 at lam=1e-4: the weights "
+            "multiply the sub-gradient bound G by 1000, and Pegasos' error G^2/(lam T) needs "
+            "about 1e6 iterations to reach 94% class-0 predictions (measured; LIBLINEAR "
+            "solves it exactly, SGDClassifier gets max_iter=1000 epochs)"
+        ),
+        "check_sample_weight_equivalence_on_dense_data": (
+            "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
+            "how often it is drawn; the two give the same objective, not the same iterates"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
+            "how often it is drawn; the two give the same objective, not the same iterates"
+        ),
+    },
+}
+
+
+def _expected_failed(estimator):
+    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+
+
+@parametrize_with_checks(
+    [PegasosClassifier(random_state=0)], expected_failed_checks=_expected_failed
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
