@@ -5,25 +5,15 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-_EMPTY_2D = np.empty((0, 0), dtype=np.float64)
-_EMPTY_F = np.empty(0, dtype=np.float64)
-_EMPTY_I = np.empty(0, dtype=np.int32)
-
 
 class Rows(NamedTuple):
-    """Training rows as the kernels take them (see ``pegasos._numba.linear``)."""
+    """Training rows as the kernels take them (see ``pegasos._numba.rows``)."""
 
-    dense: bool
-    X: np.ndarray  # (n, d) float64 C-ordered, or an empty placeholder
-    data: np.ndarray  # CSR values (float64), or a placeholder
-    indices: np.ndarray  # CSR column indices (int32 or int64, as given)
-    indptr: np.ndarray  # CSR row pointers (same dtype as indices)
+    #: a dense C-ordered float64 2-D array, or the CSR triplet
+    #: (data float64, indices int32|int64, indptr of the same dtype)
+    kernel: object
     n_rows: int
     n_features: int
-
-    def args(self):
-        """The first five kernel arguments."""
-        return self.dense, self.X, self.data, self.indices, self.indptr
 
 
 def as_rows(X) -> Rows:
@@ -40,6 +30,6 @@ def as_rows(X) -> Rows:
             X = X.copy()
             X.sum_duplicates()
         indptr = X.indptr.astype(X.indices.dtype, copy=False)
-        return Rows(False, _EMPTY_2D, X.data, X.indices, indptr, n, d)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    return Rows(True, X, _EMPTY_F, _EMPTY_I, _EMPTY_I, n, d)
+        data = np.asarray(X.data, dtype=np.float64)
+        return Rows((data, X.indices, indptr), n, d)
+    return Rows(np.ascontiguousarray(X, dtype=np.float64), n, d)

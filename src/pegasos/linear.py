@@ -18,10 +18,11 @@ from ._rows import as_rows
 from ._sampling import SAMPLING_MODES, IndexStream
 from .objective import gap_from_rows
 
-# Iterations per compiled call when nothing needs to be checked between calls:
-# large enough that Python's overhead vanishes, small enough that the index
-# buffer stays a few MB.
-_BLOCK_DRAWS = 1 << 19
+# Examples drawn per compiled call when nothing needs checking between calls:
+# large enough that Python's overhead per call vanishes (~0.3 ns per example),
+# small enough that the index buffer (512 KiB) stays in cache (measured: 4 MiB
+# blocks cost ~4 ns more per example on a9a).
+_BLOCK_DRAWS = 1 << 16
 
 
 class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
@@ -503,7 +504,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             self._ugamma[:] = 0.0
             self._u[:] = 0.0
             self._scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
-        sqnorm = _k.row_sqnorms(*rows.args(), rows.n_rows) + bias_feature**2
+        sqnorm = _k.row_sqnorms(rows.kernel, rows.n_rows) + bias_feature**2
         checking = self.tol is not None or self.track_objective
         per_epoch = math.ceil(rows.n_rows / self.batch_size)
         block = (
@@ -530,7 +531,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
                 idx = stream.take(steps * self.batch_size)
                 tic = time.perf_counter()
                 t = _k.pegasos_steps(
-                    *rows.args(),
+                    rows.kernel,
                     targets[c],
                     sw,
                     sqnorm,

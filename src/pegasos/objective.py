@@ -106,7 +106,7 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
     pass (skipped for an unregularised intercept).
     """
     m = rows.n_rows
-    scores = margins(*rows.args(), m, w, bias_feature, b)
+    scores = margins(rows.kernel, m, w, bias_feature, b)
     z = 1.0 - y * scores
     primal = 0.5 * lam * float(w @ w) + float(np.sum(sw * np.maximum(z, 0.0))) / m
     if alpha is None or len(alpha) != m:
@@ -122,7 +122,7 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
         alpha[~pos] *= both / s_neg if s_neg > 0 else 0.0
     scale = 1.0 / (lam * m)
     w_alpha = np.zeros(rows.n_features + 1)
-    expand(*rows.args(), alpha * y * scale, bias_feature, w_alpha)
+    expand(rows.kernel, alpha * y * scale, bias_feature, w_alpha)
     # Best multiple c * alpha inside the box: D(c alpha) = c lin - c^2 quad.
     ratio = np.divide(alpha, sw, out=np.zeros(m), where=sw > 0)
     c_max = 1.0 / ratio.max() if ratio.max() > 0 else 1.0
@@ -135,12 +135,12 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
         # is often small (1/lam amplifies the noise in alpha), and a start
         # shrunk by it is a much worse one for the coordinate pass.
         if sqnorm is None:
-            sqnorm = row_sqnorms(*rows.args(), m) + bias_feature**2
+            sqnorm = row_sqnorms(rows.kernel, m) + bias_feature**2
         # A fixed-seed random order: data files are often sorted (by label,
         # say), and a sorted pass is far less effective; the seed keeps the
         # certificate reproducible.
         order = np.random.default_rng(0).permutation(m)
-        dual_cd_pass(*rows.args(), y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale)
+        dual_cd_pass(rows.kernel, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale)
         dual = max(dual, alpha.sum() / m - 0.5 * lam * float(w_alpha @ w_alpha))
     return DualityGap(primal=float(primal), dual=float(dual))
 

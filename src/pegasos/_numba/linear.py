@@ -1,10 +1,9 @@
 """Linear Pegasos: the mini-batch solver and the one-pass duality-gap sweep.
 
-Rows come either from a dense C-ordered ``X`` or from the CSR triplet
-``(data, indices, indptr)``; the flag ``dense`` says which, and the unused
-form is passed as an empty placeholder.  The two forms run the same arithmetic
-in the same order (a dense row only adds exact zeros), so dense and sparse
-copies of the same data give the same model bit for bit.
+Rows come as ``rows``: a dense C-ordered 2-D array or the CSR triplet
+``(data, indices, indptr)`` (see :mod:`.rows`).  The two forms run the same
+arithmetic in the same order (a dense row only adds exact zeros), so dense and
+sparse copies of the same data give the same model bit for bit.
 
 The weight vector is kept as ``w = a * v`` (Shalev-Shwartz's ``WeightVector``
 trick): shrinking and projecting scale ``a`` in O(1), adding ``c * x`` costs
@@ -28,6 +27,7 @@ Pegasos builds implicitly, the best certificate of optimality we have (see
 import numpy as np
 
 from ._jit import njit
+from .rows import row_axpy, row_dot, row_sqnorm
 
 # Layout of the scalar state vector ``scal`` shared with the Python layer.
 A = 0  # scale of w = a * v
@@ -57,52 +57,18 @@ def _fold_average(beta, v, u, gamma, ugamma):
         ugamma[j] += beta * gamma[j]
 
 
-@njit(inline="always")
-def _row_dot(dense, X, data, indices, indptr, i, v):
-    s = 0.0
-    if dense:
-        for j in range(X.shape[1]):
-            s += X[i, j] * v[j]
-    else:
-        for p in range(indptr[i], indptr[i + 1]):
-            s += data[p] * v[indices[p]]
-    return s
-
-
-@njit(inline="always")
-def _row_axpy(dense, X, data, indices, indptr, i, c, v):
-    """v += c * x_i"""
-    if dense:
-        for j in range(X.shape[1]):
-            v[j] += c * X[i, j]
-    else:
-        for p in range(indptr[i], indptr[i + 1]):
-            v[indices[p]] += c * data[p]
-
-
 @njit
-def row_sqnorms(dense, X, data, indices, indptr, n_rows):
+def row_sqnorms(rows, n_rows):
     """Squared Euclidean norm of every row."""
     out = np.empty(n_rows)
     for i in range(n_rows):
-        s = 0.0
-        if dense:
-            for j in range(X.shape[1]):
-                s += X[i, j] * X[i, j]
-        else:
-            for p in range(indptr[i], indptr[i + 1]):
-                s += data[p] * data[p]
-        out[i] = s
+        out[i] = row_sqnorm(rows, i)
     return out
 
 
 @njit
 def pegasos_steps(
-    dense,
-    X,
-    data,
-    indices,
-    indptr,
+    rows,
     y,
     sw,
     sqnorm,
@@ -160,17 +126,20 @@ def pegasos_steps(
     viol = np.empty(k, np.int64)
     rawdot = np.empty(k)
     n_steps = idx.shape[0] // k
+    eta_over_k = 0.0
+    inv_lam_k = 1.0 / (lam * k)
     for step in range(n_steps):
-        eta = 1.0 / (lam * t)
+        inv_t = 1.0 / t
         nv = 0
         for j in range(k):
             i = idx[step * k + j]
-            r = _row_dot(dense, X, data, indices, indptr, i, v) + v[d] * bias_feature
+            r = row_dot(rows, i, v) + v[d] * bias_feature
             if y[i] * (a * r + b) < 1.0:
                 viol[nv] = i
                 rawdot[nv] = r
                 nv += 1
-        shrink = 1.0 - 1.0 / t
+        shrink = 1.0 - inv_t  # = 1 - eta_t * lam, exactly 0 at t = 1
+        eta_over_k = inv_t * inv_lam_k
         if shrink == 0.0:
             # t = 1: (1 - eta_1 lam) w = 0.  Fold v into the average first.
             if beta != 0.0:
@@ -188,19 +157,19 @@ def pegasos_steps(
         bias_step = 0.0
         for j in range(nv):
             i = viol[j]
-            c = eta / k * y[i] * sw[i]
+            c = eta_over_k * y[i] * sw[i]
             if j == 0:
                 r = rawdot[0] if shrink != 0.0 else 0.0
             else:
-                r = _row_dot(dense, X, data, indices, indptr, i, v) + v[d] * bias_feature
+                r = row_dot(rows, i, v) + v[d] * bias_feature
             wnorm2 += c * c * sqnorm[i] + 2.0 * a * c * r
             ca = c / a
-            _row_axpy(dense, X, data, indices, indptr, i, ca, v)
+            row_axpy(rows, i, ca, v)
             v[d] += ca * bias_feature
             if keep_gamma:
                 gamma[i] += ca
             if beta != 0.0:
-                _row_axpy(dense, X, data, indices, indptr, i, -beta * ca, u)
+                row_axpy(rows, i, -beta * ca, u)
                 u[d] -= beta * ca * bias_feature
                 if keep_gamma:
                     ugamma[i] -= beta * ca
@@ -247,29 +216,27 @@ def pegasos_steps(
 
 
 @njit
-def margins(dense, X, data, indices, indptr, n_rows, w, bias_feature, b):
+def margins(rows, n_rows, w, bias_feature, b):
     """Decision values ``x_i.w[:d] + w[d]*bias_feature + b`` of every row."""
     d = w.shape[0] - 1
     out = np.empty(n_rows)
     for i in range(n_rows):
-        out[i] = _row_dot(dense, X, data, indices, indptr, i, w) + w[d] * bias_feature + b
+        out[i] = row_dot(rows, i, w) + w[d] * bias_feature + b
     return out
 
 
 @njit
-def expand(dense, X, data, indices, indptr, coef, bias_feature, out):
+def expand(rows, coef, bias_feature, out):
     """out += sum_i coef_i * x_i (augmented coordinate at index d)."""
     d = out.shape[0] - 1
     for i in range(coef.shape[0]):
         if coef[i] != 0.0:
-            _row_axpy(dense, X, data, indices, indptr, i, coef[i], out)
+            row_axpy(rows, i, coef[i], out)
             out[d] += coef[i] * bias_feature
 
 
 @njit
-def dual_cd_pass(
-    dense, X, data, indices, indptr, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale
-):
+def dual_cd_pass(rows, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale):
     """One pass of dual coordinate ascent (Hsieh et al. 2008) over the rows in ``order``.
 
     Maximises ``D(alpha) = sum(alpha)/m - lam/2 ||w_alpha||^2`` over the box
@@ -283,12 +250,12 @@ def dual_cd_pass(
         q = scale * sqnorm[i]
         if q <= 0.0:
             continue
-        g = _row_dot(dense, X, data, indices, indptr, i, w_alpha) + w_alpha[d] * bias_feature
+        g = row_dot(rows, i, w_alpha) + w_alpha[d] * bias_feature
         new = alpha[i] + (1.0 - y[i] * g) / q
         new = min(max(new, 0.0), sw[i])
         delta = new - alpha[i]
         if delta != 0.0:
             alpha[i] = new
             c = delta * y[i] * scale
-            _row_axpy(dense, X, data, indices, indptr, i, c, w_alpha)
+            row_axpy(rows, i, c, w_alpha)
             w_alpha[d] += c * bias_feature

@@ -1,0 +1,307 @@
+"""Linear SVM solvers side by side on the shared LIBSVM data sets.
+
+For each data set (train on its training file, score on its test file) and one
+lambda, every solver is run at a grid of budgets, each a separate fit from
+scratch (median wall time of ``--repeats`` runs), all in this one process on
+the same data.  Reported per solver:
+
+* time to reach a test error within 0.5 point of the exact SVM's;
+* time to reach 1% relative suboptimality, (P(w) - P*) / P* <= 0.01;
+* nanoseconds per example processed (at the largest budget run);
+
+and the ratios of the peers' times to Pegasos'.  The objective is the same for
+every solver: P(w) = lam/2 ||w||^2 + mean hinge loss, no intercept (SGD's
+unregularised intercept would make it another problem).  P* and the exact
+test error come from LIBLINEAR with tol=1e-6.
+
+Usage::
+
+    python benchmarks/bench_linear.py [--quick] [--repeats 3] [--data-dir ../shared/data]
+
+Writes ``benchmarks/results/linear.json`` and ``linear.md``.
+"""
+
+import argparse
+import bz2
+import json
+import lzma
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
+
+DATASETS = {
+    # name: (train file, test file, lambda)
+    "a9a": ("a9a.xz", "a9a.t.xz", 3e-5),
+    "ijcnn1": ("ijcnn1.trn.bz2", "ijcnn1.tst.bz2", 1e-5),
+    "reuters": ("reuters.trn.bz2", "reuters.tst.bz2", 1e-4),
+}
+ERROR_MARGIN = 0.005  # 0.5 point of test error
+SUBOPT_TARGET = 0.01  # 1% relative suboptimality
+
+
+def load(path, n_features=None):
+    from sklearn.datasets import load_svmlight_file
+
+    opener = lzma.open if str(path).endswith(".xz") else bz2.open
+    with opener(path) as f:
+        return load_svmlight_file(f, n_features=n_features)
+
+
+def as_int32(X):
+    """LIBLINEAR's and SGD's wrappers refuse int64 CSR indices; Pegasos takes them."""
+    X = X.copy()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+def solvers(lam, n, quick):
+    """name -> (list of budgets, factory(budget) -> estimator, examples processed(budget))."""
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    from pegasos import PegasosClassifier
+
+    epochs = [0.25, 0.5, 1, 2, 4, 8, 16] + ([] if quick else [32, 64])
+    sgd_epochs = [1, 2, 4, 8, 16] + ([] if quick else [32, 64])
+    cd_passes = [1, 2, 4, 8, 16, 32, 64] + ([] if quick else [128, 256, 1024])
+    return {
+        "pegasos": (
+            epochs,
+            lambda e: PegasosClassifier(lam=lam, n_epochs=e, fit_intercept=False, random_state=0),
+            lambda e: e * n,
+        ),
+        "sgd": (
+            sgd_epochs,
+            lambda e: SGDClassifier(
+                loss="hinge", alpha=lam, max_iter=e, tol=None, fit_intercept=False, random_state=0
+            ),
+            lambda e: e * n,
+        ),
+        "sgd_averaged": (
+            sgd_epochs,
+            lambda e: SGDClassifier(
+                loss="hinge", alpha=lam, max_iter=e, tol=None, fit_intercept=False,
+                average=True, random_state=0,
+            ),
+            lambda e: e * n,
+        ),
+        "liblinear": (
+            cd_passes,
+            lambda p: LinearSVC(
+                loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=p
+            ),
+            lambda p: p * n,
+        ),
+    }
+
+
+def timed_fit(make, X, y, repeats):
+    times, est = [], None
+    for _ in range(repeats):
+        est = make()
+        tic = time.perf_counter()
+        est.fit(X, y)
+        times.append(time.perf_counter() - tic)
+    return est, times
+
+
+def bench_dataset(name, data_dir, repeats, quick):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
+    from pegasos import duality_gap
+
+    train, test, lam = DATASETS[name]
+    X, y = load(data_dir / train)
+    Xt, yt = load(data_dir / test, n_features=X.shape[1])
+    X32, Xt32 = as_int32(X), as_int32(Xt)
+    n = X.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        tic = time.perf_counter()
+        exact = LinearSVC(
+            loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-6, max_iter=1_000_000
+        ).fit(X32, y)
+        exact_seconds = time.perf_counter() - tic
+    p_star = duality_gap(X, y, exact.coef_[0], lam=lam).primal
+    exact_error = 1.0 - exact.score(Xt32, yt)
+    out = {
+        "dataset": name,
+        "n_train": n,
+        "n_test": Xt.shape[0],
+        "n_features": X.shape[1],
+        "nnz_per_row": X.nnz / n,
+        "lam": lam,
+        "C": 1.0 / (lam * n),
+        "exact_test_error": exact_error,
+        "exact_objective": p_star,
+        "exact_seconds_tol_1e-6": exact_seconds,
+        "solvers": {},
+    }
+    for sname, (budgets, factory, processed) in solvers(lam, n, quick).items():
+        Xs, Xts = (X, Xt) if sname == "pegasos" else (X32, Xt32)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            factory(budgets[0]).fit(Xs, y)  # warm-up (JIT cache load, allocator)
+        runs = []
+        for budget in budgets:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                est, times = timed_fit(lambda: factory(budget), Xs, y, repeats)
+            objective = duality_gap(X, y, est.coef_[0], lam=lam).primal
+            runs.append(
+                {
+                    "budget": budget,
+                    "seconds_median": statistics.median(times),
+                    "seconds_min": min(times),
+                    "seconds_max": max(times),
+                    "test_error": 1.0 - est.score(Xts, yt),
+                    "relative_suboptimality": (objective - p_star) / p_star,
+                    "ns_per_example": 1e9 * statistics.median(times) / processed(budget),
+                }
+            )
+        out["solvers"][sname] = {
+            "budget_unit": "passes" if sname == "liblinear" else "epochs",
+            "runs": runs,
+            "seconds_to_error_mark": _first(runs, lambda r: r["test_error"] <= exact_error + ERROR_MARGIN),
+            "seconds_to_1pct_subopt": _first(runs, lambda r: r["relative_suboptimality"] <= SUBOPT_TARGET),
+            "ns_per_example": runs[-1]["ns_per_example"],
+        }
+    peg = out["solvers"]["pegasos"]
+    out["ratios_vs_pegasos"] = {
+        sname: {
+            key: _ratio(s[key], peg[key])
+            for key in ("seconds_to_error_mark", "seconds_to_1pct_subopt", "ns_per_example")
+        }
+        for sname, s in out["solvers"].items()
+        if sname != "pegasos"
+    }
+    return out
+
+
+def _first(runs, reached):
+    for r in runs:
+        if reached(r):
+            return r["seconds_median"]
+    return None
+
+
+def _ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def environment(repeats, quick):
+    import numba
+    import scipy
+    import sklearn
+
+    import pegasos
+
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "numba": numba.__version__,
+        "pegasos": pegasos.__version__,
+        "repeats": repeats,
+        "quick": quick,
+        "seed": 0,
+    }
+
+
+def _fmt(x, spec=".3f"):
+    return "not reached" if x is None else format(x, spec)
+
+
+def markdown(result):
+    lines = [
+        "# Linear solvers side by side",
+        "",
+        "Generated by `python benchmarks/bench_linear.py`; machine and versions at the end. "
+        "Times are medians of "
+        f"{result['environment']['repeats']} fits from scratch, in seconds. Objective: "
+        "lam/2 ||w||^2 + mean hinge, no intercept. 'error mark': test error within 0.5 point "
+        "of the exact SVM's (LIBLINEAR, tol=1e-6). Ratios are peer time / Pegasos time "
+        "(> 1: Pegasos faster).",
+        "",
+    ]
+    for ds in result["datasets"]:
+        lines += [
+            f"## {ds['dataset']} (n={ds['n_train']}, d={ds['n_features']}, "
+            f"lambda={ds['lam']:g}, C={ds['C']:.3g})",
+            "",
+            f"Exact SVM: test error {100 * ds['exact_test_error']:.2f}%, objective "
+            f"{ds['exact_objective']:.6f}, LIBLINEAR tol=1e-6 in {ds['exact_seconds_tol_1e-6']:.3f} s.",
+            "",
+            "| solver | to error mark (s) | ratio | to 1% subopt. (s) | ratio | ns / example | ratio |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for sname, s in ds["solvers"].items():
+            r = ds["ratios_vs_pegasos"].get(sname, {})
+            lines.append(
+                f"| {sname} | {_fmt(s['seconds_to_error_mark'], '.4f')} | "
+                f"{_fmt(r.get('seconds_to_error_mark'), '.1f') if r else '1'} | "
+                f"{_fmt(s['seconds_to_1pct_subopt'], '.4f')} | "
+                f"{_fmt(r.get('seconds_to_1pct_subopt'), '.1f') if r else '1'} | "
+                f"{s['ns_per_example']:.0f} | "
+                f"{_fmt(r.get('ns_per_example'), '.2f') if r else '1'} |"
+            )
+        lines += ["", "Every run (budget: epochs, or passes for LIBLINEAR):", ""]
+        lines += ["| solver | budget | seconds (min-max) | test error | rel. subopt. |", "|---|---|---|---|---|"]
+        for sname, s in ds["solvers"].items():
+            for r in s["runs"]:
+                lines.append(
+                    f"| {sname} | {r['budget']} | {r['seconds_median']:.4f} "
+                    f"({r['seconds_min']:.4f}-{r['seconds_max']:.4f}) | "
+                    f"{100 * r['test_error']:.2f}% | {r['relative_suboptimality']:.4f} |"
+                )
+        lines.append("")
+    env = result["environment"]
+    lines += ["## Environment", ""] + [f"- {k}: {v}" for k, v in env.items()] + [""]
+    return "\n".join(lines)
+
+
+def write_atomic(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="smaller budget grids")
+    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
+    args = parser.parse_args(argv)
+    result = {
+        "environment": environment(args.repeats, args.quick),
+        "datasets": [bench_dataset(d, args.data_dir, args.repeats, args.quick) for d in args.datasets],
+    }
+    write_atomic(args.out_dir / "linear.json", json.dumps(result, indent=2))
+    md = markdown(result)
+    write_atomic(args.out_dir / "linear.md", md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
