@@ -136,6 +136,9 @@ def test_warm_start_continues_the_run(binary, average):
     np.testing.assert_allclose(twice.coef_, once.coef_, rtol=0, atol=1e-13)
     cold = PegasosClassifier(n_iter=120, **params).fit(X, y).fit(X, y)
     assert cold.t_ == 120
+    # a warm continuation may switch the certificate on
+    twice.set_params(tol=1e-9, check_every=1.0).fit(X, y)
+    assert twice.t_ == 360 and twice.duality_gap_[0].primal > 0
 
 
 def test_partial_fit_continues_t_and_equals_fit(binary):

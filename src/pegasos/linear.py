@@ -6,16 +6,21 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, _fit_context
-from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._numba import linear as _k
-from ._param_validation import Interval, StrOptions
 from ._rows import as_rows
 from ._sampling import SAMPLING_MODES, IndexStream
+from ._sklearn_private import (
+    Interval,
+    LinearClassifierMixin,
+    StrOptions,
+    _check_sample_weight,
+    _fit_context,
+)
 from .objective import gap_from_rows
 
 # Examples drawn per compiled call when nothing needs checking between calls:
@@ -151,7 +156,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         the last iteration; ``warm_start`` and :meth:`partial_fit` continue it).
     duality_gap_ : list of DualityGap or None
         The last certificate of each binary problem when ``tol`` or
-        ``track_objective`` is set.
+        ``track_objective`` is set, else None (call :meth:`duality_gap`).
     objective_history_ : list of dict
         With ``track_objective``: per binary problem, arrays ``t``,
         ``primal``, ``dual`` and ``time`` (solver seconds) at each check.
@@ -483,6 +488,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         radius2 = float(np.mean(sw)) / self.lam_ if self.projection else 0.0
         rng = check_random_state(self.random_state)
         seeds = rng.randint(np.iinfo(np.int32).max, size=n_problems)
+        checking = self.tol is not None or self.track_objective
         if reset:
             self._v = np.zeros((n_problems, d + 1))
             self._u = np.zeros((n_problems, d + 1))
@@ -493,7 +499,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             self.objective_history_ = [
                 {"t": [], "primal": [], "dual": [], "time": []} for _ in range(n_problems)
             ]
-            self.duality_gap_ = [None] * n_problems
+        self.duality_gap_ = [None] * n_problems if checking else None
         n_alpha = rows.n_rows if keep_alpha else 0
         if self._gamma.shape[1] != n_alpha:
             # Pegasos' dual coefficients refer to the rows of one training set.
@@ -505,7 +511,6 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             self._u[:] = 0.0
             self._scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
         sqnorm = _k.row_sqnorms(rows.kernel, rows.n_rows) + bias_feature**2
-        checking = self.tol is not None or self.track_objective
         per_epoch = math.ceil(rows.n_rows / self.batch_size)
         block = (
             max(1, round(self.check_every * per_epoch))

@@ -124,19 +124,25 @@ def pegasos_steps(
     n_fold = scal[N_FOLD]
     keep_gamma = gamma.shape[0] > 0
     viol = np.empty(k, np.int64)
-    rawdot = np.empty(k)
     n_steps = idx.shape[0] // k
     eta_over_k = 0.0
     inv_lam_k = 1.0 / (lam * k)
     for step in range(n_steps):
         inv_t = 1.0 / t
+        # Margins of the batch with w_t.  The first violator stays in scalars
+        # (for k = 1, the default, the batch arrays are never touched).
         nv = 0
+        viol0 = 0
+        raw0 = 0.0
         for j in range(k):
             i = idx[step * k + j]
             r = row_dot(rows, i, v) + v[d] * bias_feature
             if y[i] * (a * r + b) < 1.0:
-                viol[nv] = i
-                rawdot[nv] = r
+                if nv == 0:
+                    viol0 = i
+                    raw0 = r
+                else:
+                    viol[nv] = i
                 nv += 1
         shrink = 1.0 - inv_t  # = 1 - eta_t * lam, exactly 0 at t = 1
         eta_over_k = inv_t * inv_lam_k
@@ -156,12 +162,14 @@ def pegasos_steps(
             wnorm2 *= shrink * shrink
         bias_step = 0.0
         for j in range(nv):
-            i = viol[j]
-            c = eta_over_k * y[i] * sw[i]
             if j == 0:
-                r = rawdot[0] if shrink != 0.0 else 0.0
+                # v is unchanged since the margin was taken (zero after a reset)
+                i = viol0
+                r = raw0 if shrink != 0.0 else 0.0
             else:
+                i = viol[j]
                 r = row_dot(rows, i, v) + v[d] * bias_feature
+            c = eta_over_k * y[i] * sw[i]
             wnorm2 += c * c * sqnorm[i] + 2.0 * a * c * r
             ca = c / a
             row_axpy(rows, i, ca, v)
