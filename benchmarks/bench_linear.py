@@ -2,8 +2,9 @@
 
 For each data set (train on its training file, score on its test file) and one
 lambda, every solver is run at a grid of budgets, each a separate fit from
-scratch (median wall time of ``--repeats`` runs), all in this one process on
-the same data.  Reported per solver:
+scratch (median wall time of ``--repeats`` rounds; each round fits every
+solver at every budget once, so load on the machine hits all solvers alike),
+all in this one process on the same data.  Reported per solver:
 
 * time to reach a test error within 0.5 point of the exact SVM's;
 * time to reach 1% relative suboptimality, (P(w) - P*) / P* <= 0.01;
@@ -76,7 +77,7 @@ def solvers(lam, n, quick):
 
     from pegasos import PegasosClassifier
 
-    epochs = [0.25, 0.5, 1, 2, 4, 8, 16] + ([] if quick else [32, 64])
+    epochs = [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16] + ([] if quick else [32, 64])
     sgd_epochs = [1, 2, 4, 8, 16] + ([] if quick else [32, 64])
     cd_passes = [1, 2, 4, 8, 16, 32, 64] + ([] if quick else [128, 256, 1024])
     return {
@@ -124,16 +125,6 @@ def solvers(lam, n, quick):
     }
 
 
-def timed_fit(make, X, y, repeats):
-    times, est = [], None
-    for _ in range(repeats):
-        est = make()
-        tic = time.perf_counter()
-        est.fit(X, y)
-        times.append(time.perf_counter() - tic)
-    return est, times
-
-
 def bench_dataset(name, data_dir, repeats, quick):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
@@ -167,26 +158,43 @@ def bench_dataset(name, data_dir, repeats, quick):
         "exact_seconds_tol_1e-6": exact_seconds,
         "solvers": {},
     }
-    for sname, (budgets, factory, processed) in solvers(lam, n, quick).items():
-        Xs, Xts = (X, Xt) if sname == "pegasos" else (X32, Xt32)
+    configs = solvers(lam, n, quick)
+    for sname, (budgets, factory, _) in configs.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            factory(budgets[0]).fit(Xs, y)  # warm-up (JIT cache load, allocator)
+            # warm-up: JIT cache load, allocator
+            factory(budgets[0]).fit(X if sname.startswith("pegasos") else X32, y)
+    # Repeats are interleaved -- each round fits every solver at every budget
+    # once -- so that a burst of load on this shared machine hits all solvers
+    # alike instead of one solver's repeats.
+    times = {(s_, b_): [] for s_, (bs, _, _) in configs.items() for b_ in bs}
+    fitted = {}
+    for _ in range(repeats):
+        for sname, (budgets, factory, _) in configs.items():
+            Xs = X if sname.startswith("pegasos") else X32
+            for budget in budgets:
+                est = factory(budget)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    tic = time.perf_counter()
+                    est.fit(Xs, y)
+                    times[sname, budget].append(time.perf_counter() - tic)
+                fitted[sname, budget] = est  # every repeat gives the same model
+    for sname, (budgets, _, processed) in configs.items():
+        Xts = Xt if sname.startswith("pegasos") else Xt32
         runs = []
         for budget in budgets:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                est, times = timed_fit(lambda: factory(budget), Xs, y, repeats)
+            est, ts = fitted[sname, budget], times[sname, budget]
             objective = duality_gap(X, y, est.coef_[0], lam=lam).primal
             runs.append(
                 {
                     "budget": budget,
-                    "seconds_median": statistics.median(times),
-                    "seconds_min": min(times),
-                    "seconds_max": max(times),
+                    "seconds_median": statistics.median(ts),
+                    "seconds_min": min(ts),
+                    "seconds_max": max(ts),
                     "test_error": 1.0 - est.score(Xts, yt),
                     "relative_suboptimality": (objective - p_star) / p_star,
-                    "ns_per_example": 1e9 * statistics.median(times) / processed(budget),
+                    "ns_per_example": 1e9 * statistics.median(ts) / processed(budget),
                 }
             )
         out["solvers"][sname] = {

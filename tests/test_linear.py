@@ -182,6 +182,10 @@ def test_objective_history_is_recorded(binary):
     assert np.all(hist["dual"] <= hist["primal"])
     assert np.all(np.diff(hist["time"]) >= 0)
     assert hist["primal"][-1] < hist["primal"][0]
+    # a warm continuation extends the history
+    clf.set_params(warm_start=True).fit(X, y)
+    (hist,) = clf.objective_history_
+    assert len(hist["t"]) == 20 and hist["t"][-1] == 40 * len(y)
 
 
 def test_random_init_starts_inside_the_ball(binary):

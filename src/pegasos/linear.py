@@ -288,14 +288,12 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         _check_two_classes(classes)
         n = X.shape[0]
-        lam = self.lam if self.C is None else 1.0 / (self.C * n)
-        if self.lam is None and self.C is None:
-            lam = 1e-4
+        lam = self._effective_lam(n)
         keep = self.warm_start and self._can_continue(classes, X.shape[1], lam)
         if not keep:
             self.classes_ = classes
-            self.lam_ = float(lam)
-        sw = self._loss_weights(X, y, sample_weight, classes=self.classes_, y_all=y)
+            self.lam_ = lam
+        sw = self._loss_weights(X, y, sample_weight)
         T = self._budget(n)
         self._solve(X, y, sw, T, reset=not keep, suffix=self._suffix_fraction(), keep_alpha=True)
         return self
@@ -343,7 +341,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             classes = np.unique(classes)
             _check_two_classes(classes)
             self.classes_ = classes
-            self.lam_ = 1e-4 if self.lam is None else float(self.lam)
+            self.lam_ = self._effective_lam(None)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} is not the same as on the first "
@@ -354,7 +352,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"y has labels {unseen.tolist()} that are not in classes {self.classes_.tolist()}."
             )
-        sw = self._loss_weights(X, y, sample_weight, classes=self.classes_, y_all=None)
+        sw = self._loss_weights(X, y, sample_weight)
         T = self.n_iter or math.ceil((self.n_epochs or 1.0) * X.shape[0] / self.batch_size)
         self._solve(X, y, sw, T, reset=first, suffix=self._suffix_fraction(), keep_alpha=False)
         return self
@@ -378,7 +376,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             accept_large_sparse=True,
             reset=False,
         )
-        sw = self._loss_weights(X, y, sample_weight, classes=self.classes_, y_all=y)
+        sw = self._loss_weights(X, y, sample_weight)
         rows = as_rows(X)
         bias_feature, unreg = self._intercept_layout()
         out = []
@@ -433,15 +431,20 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             and lam == self.lam_
         )
 
-    def _loss_weights(self, X, y, sample_weight, classes, y_all):
+    def _effective_lam(self, n):
+        """lambda from ``C`` (needs n), from ``lam``, or the default 1e-4."""
+        if self.C is not None:
+            return 1.0 / (self.C * n)
+        return 1e-4 if self.lam is None else float(self.lam)
+
+    def _loss_weights(self, X, y, sample_weight):
+        """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y)."""
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sw < 0):
             raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
         if self.class_weight is not None:
-            if self.class_weight == "balanced" and y_all is None:
-                raise ValueError("class_weight='balanced' is not supported here.")
-            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
-            sw = sw * cw[np.searchsorted(classes, y)]
+            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+            sw = sw * cw[np.searchsorted(self.classes_, y)]
         if not np.sum(sw) > 0:
             raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
         return sw
@@ -498,6 +501,10 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             self._gamma = self._ugamma = np.zeros((n_problems, 0))
             self.objective_history_ = [
                 {"t": [], "primal": [], "dual": [], "time": []} for _ in range(n_problems)
+            ]
+        else:  # a continued run extends its history
+            self.objective_history_ = [
+                {key: list(val) for key, val in hist.items()} for hist in self.objective_history_
             ]
         self.duality_gap_ = [None] * n_problems if checking else None
         n_alpha = rows.n_rows if keep_alpha else 0

@@ -90,6 +90,7 @@ def pegasos_steps(
 
     Parameters
     ----------
+    rows : dense (n, d) array or CSR tuple (see :mod:`.rows`).
     y : (n,) float64 in {-1, +1};  sw : (n,) float64 loss weights s_i.
     sqnorm : (n,) float64, ||x_i||^2 + bias_feature^2.
     idx : (T*k,) int64, the examples of each mini-batch, batch after batch.
@@ -125,7 +126,6 @@ def pegasos_steps(
     keep_gamma = gamma.shape[0] > 0
     viol = np.empty(k, np.int64)
     n_steps = idx.shape[0] // k
-    eta_over_k = 0.0
     inv_lam_k = 1.0 / (lam * k)
     for step in range(n_steps):
         inv_t = 1.0 / t

@@ -51,7 +51,7 @@ def row_sqnorm(rows, i):
     return float(data[sl] @ data[sl])
 
 
-@overload(row_dot, inline="always")
+@overload(row_dot)
 def _row_dot(rows, i, v):
     if isinstance(rows, types.Array):
 
@@ -73,7 +73,7 @@ def _row_dot(rows, i, v):
     return impl
 
 
-@overload(row_axpy, inline="always")
+@overload(row_axpy)
 def _row_axpy(rows, i, c, v):
     if isinstance(rows, types.Array):
 
@@ -91,7 +91,7 @@ def _row_axpy(rows, i, c, v):
     return impl
 
 
-@overload(row_sqnorm, inline="always")
+@overload(row_sqnorm)
 def _row_sqnorm(rows, i):
     if isinstance(rows, types.Array):
 
