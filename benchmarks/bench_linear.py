@@ -312,6 +312,7 @@ def write_atomic(path, text):
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         f.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600
     os.replace(tmp, path)
 
 
