@@ -281,10 +281,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         self : object
         """
         self._more_validate_params(partial=False)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True
-        )
-        check_classification_targets(y)
+        X, y = self._validate_xy(X, y, reset=True)
         classes = np.unique(y)
         _check_two_classes(classes)
         n = X.shape[0]
@@ -324,17 +321,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             self._more_validate_params(partial=True)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            accept_large_sparse=True,
-            reset=first,
-        )
-        check_classification_targets(y)
+        X, y = self._validate_xy(X, y, reset=first)
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -366,16 +353,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         ``gap`` bounds ``P(w) - P*`` from above on this data.
         """
         check_is_fitted(self)
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            order="C",
-            accept_large_sparse=True,
-            reset=False,
-        )
+        X, y = self._validate_xy(X, y, reset=False)
         sw = self._loss_weights(X, y, sample_weight)
         rows = as_rows(X)
         bias_feature, unreg = self._intercept_layout()
@@ -387,6 +365,21 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         return out
 
     # ------------------------------------------------------------ internals
+
+    def _validate_xy(self, X, y, reset):
+        """The input contract: float64, C-ordered dense or CSR (int32/int64 indices kept)."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            accept_large_sparse=True,
+            reset=reset,
+        )
+        check_classification_targets(y)
+        return X, y
 
     def _more_validate_params(self, partial):
         if self.lam is not None and self.C is not None:
