@@ -7,6 +7,7 @@ against LIBLINEAR (``LinearSVC``) and ``SGDClassifier``.
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -142,15 +143,22 @@ def main(argv=None):
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--json", action="store_true", help="print a JSON summary instead")
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        if args.lam is not None and not args.lam > 0:
-            parser.error(f"--lam must be > 0; got {args.lam}")
-        summary = run_demo(args.dataset, args.lam, args.seed)
-        if args.json:
-            json.dump(summary, sys.stdout, indent=2)
-            print()
-        else:
-            _print_demo(summary, sys.stdout)
+    try:
+        if args.command == "demo":
+            if args.lam is not None and not args.lam > 0:
+                parser.error(f"--lam must be > 0; got {args.lam}")
+            summary = run_demo(args.dataset, args.lam, args.seed)
+            if args.json:
+                json.dump(summary, sys.stdout, indent=2)
+                print()
+            else:
+                _print_demo(summary, sys.stdout)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``pegasos demo | head``): not an error here.
+        # Point stdout at devnull so that the exit flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 
