@@ -30,12 +30,13 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from pegasos._files import write_atomic
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
@@ -307,15 +308,6 @@ def markdown(result):
     return "\n".join(lines)
 
 
-def write_atomic(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp creates 0600
-    os.replace(tmp, path)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
@@ -328,9 +320,11 @@ def main(argv=None):
         "environment": environment(args.repeats, args.quick),
         "datasets": [bench_dataset(d, args.data_dir, args.repeats, args.quick) for d in args.datasets],
     }
-    write_atomic(args.out_dir / "linear.json", json.dumps(result, indent=2))
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(result, indent=2)
+    write_atomic(args.out_dir / "linear.json", lambda f: f.write(text), mode="w")
     md = markdown(result)
-    write_atomic(args.out_dir / "linear.md", md)
+    write_atomic(args.out_dir / "linear.md", lambda f: f.write(md), mode="w")
     print(md)
     return 0
 

@@ -1,15 +1,255 @@
-"""The command line: ``pegasos demo``."""
+"""The command line: train, predict, model files, plots, demo."""
 
+import bz2
 import json
+import lzma
+import os
+import pickle
 
+import numpy as np
 import pytest
+from sklearn.datasets import dump_svmlight_file
 
+from pegasos import PegasosClassifier, load_model, save_model
 from pegasos.cli import main
+from pegasos.datasets import load_svmlight
+from pegasos.model_io import ModelFileError
+
+from .conftest import make_binary
+
+
+def _write(path, text):
+    opener = {".bz2": bz2.open, ".xz": lzma.open}.get(os.path.splitext(path)[1])
+    if opener:
+        with opener(path, "wt") as f:
+            f.write(text)
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+    return str(path)
+
+
+def _svm_text(X, labels, zero_based=False):
+    lines = []
+    for row, label in zip(X, labels):
+        feats = " ".join(f"{j + (0 if zero_based else 1)}:{v:.17g}" for j, v in enumerate(row) if v)
+        lines.append(f"{label} {feats}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    X, y = make_binary(n=120, d=6, seed=21)
+    train = _write(tmp_path / "train.svm", _svm_text(X[:80], np.where(y[:80] > 0, "+1", "-1")))
+    test = _write(tmp_path / "test.svm", _svm_text(X[80:], np.where(y[80:] > 0, "+1", "-1")))
+    return tmp_path, train, test
+
+
+def test_train_predict_round_trip_matches_the_python_api(files, capsys):
+    tmp, train, test = files
+    model = str(tmp / "m.model")
+    assert main(["train", "-q", "-c", "2", "--seed", "3", train, model]) == 0
+    out = str(tmp / "pred.txt")
+    assert main(["predict", test, model, out]) == 0
+    reported = capsys.readouterr().out
+    X, y = load_svmlight(train)
+    Xt, yt = load_svmlight(test, n_features=X.shape[1])
+    api = PegasosClassifier(C=2.0, random_state=3).fit(X, y)
+    expected = api.predict(Xt)
+    written = np.loadtxt(out)
+    np.testing.assert_array_equal(written, expected)
+    assert set(open(out).read().split()) <= {"1", "-1"}  # LIBSVM's spelling of the labels
+    correct = int(np.sum(expected == yt))
+    assert f"Accuracy = {100 * correct / len(yt):.4f}% ({correct}/{len(yt)})" in reported
+    np.testing.assert_array_equal(load_model(model).coef_, api.coef_)
+
+
+def test_default_model_name_and_predict_to_stdout(files, capsys, monkeypatch):
+    tmp, train, test = files
+    monkeypatch.chdir(tmp)
+    assert main(["train", "-q", train]) == 0
+    assert os.path.exists(tmp / "train.svm.model")
+    capsys.readouterr()
+    assert main(["predict", test, "train.svm.model"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.split()) == 40
+    assert captured.err.startswith("Accuracy = ")
+
+
+@pytest.mark.parametrize("suffix", [".bz2", ".xz"])
+def test_compressed_input(files, suffix, capsys):
+    tmp, train, test = files
+    packed = _write(tmp / ("train.svm" + suffix), open(train).read())
+    assert main(["train", "-q", "--seed", "1", packed, str(tmp / "c.model")]) == 0
+    assert main(["train", "-q", "--seed", "1", train, str(tmp / "p.model")]) == 0
+    np.testing.assert_array_equal(
+        load_model(tmp / "c.model").coef_, load_model(tmp / "p.model").coef_
+    )
+
+
+def test_zero_based_indices(tmp_path):
+    X, y = make_binary(n=60, d=4, seed=22)
+    zero = _write(tmp_path / "zero.svm", _svm_text(X, y.astype(int), zero_based=True))
+    one = _write(tmp_path / "one.svm", _svm_text(X, y.astype(int)))
+    assert main(["train", "-q", "--zero-based", zero, str(tmp_path / "z.model")]) == 0
+    assert main(["train", "-q", one, str(tmp_path / "o.model")]) == 0
+    np.testing.assert_array_equal(
+        load_model(tmp_path / "z.model").coef_, load_model(tmp_path / "o.model").coef_
+    )
+
+
+def test_multiclass_labels_of_any_value(tmp_path):
+    X, _ = make_binary(n=90, d=4, seed=23)
+    labels = np.array([3, 7, 12])[np.argmax(X[:, :3], axis=1)]
+    data = _write(tmp_path / "mc.svm", _svm_text(X, labels))
+    assert main(["train", "-q", "-c", "10", data, str(tmp_path / "mc.model")]) == 0
+    out = str(tmp_path / "mc.pred")
+    assert main(["predict", "-q", data, str(tmp_path / "mc.model"), out]) == 0
+    predicted = open(out).read().split()
+    assert set(predicted) <= {"3", "7", "12"}
+    assert np.mean(np.array(predicted, dtype=int) == labels) > 0.8
+
+
+@pytest.mark.parametrize(
+    "text, line, reason",
+    [
+        ("1 1:0.5\n-1 2:abc\n", 2, "the value 'abc' of feature 2 is not a number"),
+        ("1 1:0.5\n1 2:1\n-1 0:3\n", 3, "feature index 0 in '0:3' is below 1 (one-based indices)"),
+        ("1 1:0.5\n2:0.5 3:1\n", 2, "missing label"),
+        ("", None, "no data: the file has no examples"),
+    ],
+    ids=["non-numeric", "index-0", "missing-label", "empty"],
+)
+def test_malformed_files_fail_with_the_line_and_leave_no_model(tmp_path, capsys, text, line, reason):
+    data = _write(tmp_path / "bad.svm", text)
+    model = tmp_path / "bad.model"
+    assert main(["train", data, str(model)]) == 1
+    err = capsys.readouterr().err
+    where = f"{data}, line {line}" if line else data
+    assert f"pegasos: error: {where}: {reason}" in err
+    assert not model.exists()
+    assert os.listdir(tmp_path) == ["bad.svm"]  # no temporary file either
+
+
+def test_a_failed_run_keeps_the_previous_model(files, capsys, monkeypatch):
+    tmp, train, _ = files
+    model = tmp / "keep.model"
+    assert main(["train", "-q", train, str(model)]) == 0
+    before = model.read_bytes()
+    bad = _write(tmp / "bad.svm", "1 1:x\n")
+    assert main(["train", "-q", bad, str(model)]) == 1
+    assert model.read_bytes() == before
+
+    def broken_savez(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken_savez)
+    with pytest.raises(OSError, match="disk full"):
+        main(["train", "-q", train, str(model)])
+    assert model.read_bytes() == before
+    assert not [name for name in os.listdir(tmp) if name.endswith(".tmp")]
+
+
+def test_loading_refuses_pickles_truncation_and_other_versions(files, tmp_path):
+    _, train, _ = files
+    X, y = load_svmlight(train)
+    clf = PegasosClassifier(random_state=0).fit(X, y)
+    pickled = tmp_path / "pickled.model"
+    pickled.write_bytes(pickle.dumps(clf))
+    with pytest.raises(ModelFileError, match=r"is a pickle; pegasos model files are never unpickled"):
+        load_model(pickled)
+    good = tmp_path / "good.model"
+    save_model(clf, good)
+    truncated = tmp_path / "truncated.model"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(ModelFileError, match=r"is truncated or corrupt"):
+        load_model(truncated)
+    with np.load(good) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(str(arrays["__meta__"]))
+    meta["version"] = 99
+    arrays["__meta__"] = np.asarray(json.dumps(meta))
+    future = tmp_path / "future.model"
+    with open(future, "wb") as f:
+        np.savez(f, **arrays)
+    with pytest.raises(ModelFileError, match=r"has model format version 99; this pegasos reads version 1"):
+        load_model(future)
+    other = tmp_path / "other.npz"
+    np.savez(other, a=np.zeros(3))
+    with pytest.raises(ModelFileError, match=r"is an npz archive but not a pegasos model file"):
+        load_model(other)
+
+
+def test_predict_reports_a_bad_model_file(files, tmp_path, capsys):
+    _, _, test = files
+    junk = tmp_path / "junk.model"
+    junk.write_text("not a model")
+    assert main(["predict", test, str(junk)]) == 1
+    assert "is not a pegasos model file" in capsys.readouterr().err
+
+
+def test_model_round_trip_keeps_parameters(files, tmp_path):
+    _, train, _ = files
+    X, y = load_svmlight(train)
+    clf = PegasosClassifier(
+        lam=0.01, class_weight={-1.0: 2.0, 1.0: 1.0}, average=True, random_state=np.random.RandomState(0)
+    ).fit(X, y)
+    save_model(clf, tmp_path / "m.model")
+    back = load_model(tmp_path / "m.model")
+    params = back.get_params()
+    assert params["class_weight"] == {-1.0: 2.0, 1.0: 1.0}
+    assert params["random_state"] is None  # a RandomState instance is not written
+    assert back.t_ == clf.t_ and back.lam_ == clf.lam_
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+
+
+def test_cross_validation_and_json(files, capsys):
+    _, train, test = files
+    assert main(["train", "-v", "4", train]) == 0
+    assert capsys.readouterr().out.startswith("Cross Validation Accuracy = ")
+    assert main(["train", "--json", "--test", test, "-l", "0.01", train, os.devnull]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["lam"] == 0.01 and 0.8 < summary["test_accuracy"] <= 1.0
+    assert summary["iterations"] == 1000 and summary["relative_duality_gap"][0] > 0
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-c", "0"], "-c must be > 0; got 0.0"),
+        (["-B", "0"], "-B must be > 0, or -1 for no intercept; got 0.0"),
+        (["--average", "2"], "--average must be 'last', 'all' or a number in (0, 1]; got '2'"),
+        (["-w", "1=2"], "-w takes LABEL:WEIGHT with numbers; got '1=2'"),
+        (["-c", "1", "-l", "0.1"], "not allowed with argument"),
+    ],
+)
+def test_bad_options(files, capsys, argv, message):
+    _, train, _ = files
+    with pytest.raises(SystemExit) as exc:
+        main(["train", *argv, train])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_plot_writes_a_real_png(files, tmp_path):
+    from matplotlib.image import imread
+
+    _, train, test = files
+    png = tmp_path / "curves.png"
+    assert main(["train", "-q", "--test", test, "--plot", str(png), train, os.devnull]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    pixels = imread(png)
+    assert pixels.shape[0] > 500 and pixels.shape[1] > 800
+    assert pixels[..., :3].std() > 0.05  # drawn, not blank
+    svg = tmp_path / "curves.svg"
+    assert main(["train", "-q", "--plot", str(svg), train, os.devnull]) == 0
+    assert svg.read_text().lstrip().startswith("<?xml")
 
 
 @pytest.mark.parametrize("dataset", ["breast_cancer", "digits"])
-def test_demo_json(dataset, capsys):
-    assert main(["demo", "--dataset", dataset, "--json"]) == 0
+def test_demo_json(dataset, capsys, tmp_path):
+    png = tmp_path / "demo.png"
+    assert main(["demo", "--dataset", dataset, "--json", "--plot", str(png)]) == 0
     summary = json.loads(capsys.readouterr().out)
     by_solver = {r["solver"]: r for r in summary["results"]}
     assert set(by_solver) == {"pegasos", "liblinear (exact, tol=1e-6)", "sgd", "sgd averaged"}
@@ -19,12 +259,15 @@ def test_demo_json(dataset, capsys):
     # the certificate bounds Pegasos' suboptimality against the exact solver
     assert summary["pegasos_duality_gap"] >= peg["objective"] - exact["objective"]
     assert summary["C"] == pytest.approx(1.0)
+    assert png.stat().st_size > 20_000
 
 
-def test_demo_table(capsys):
+def test_demo_table(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "breast cancer" in out and "pegasos" in out and "duality-gap certificate" in out
+    assert (tmp_path / "pegasos_demo.png").exists()
 
 
 def test_demo_rejects_bad_lambda(capsys):

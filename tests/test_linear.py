@@ -227,3 +227,17 @@ def test_C_is_lambda_times_n(binary):
     b = PegasosClassifier(lam=1 / (2.0 * len(y)), random_state=0).fit(X, y)
     assert a.lam_ == b.lam_
     assert np.array_equal(a.coef_, b.coef_)
+
+
+def test_callback_reports_every_block(binary):
+    X, y = binary
+    seen = []
+    clf = PegasosClassifier(
+        lam=0.01, n_epochs=6, track_objective=True, check_every=2, random_state=0,
+        callback=seen.append,
+    ).fit(X, y)
+    assert [info["t"] for info in seen] == [120, 240, 360]
+    assert seen[-1]["iterations"] == seen[-1]["iterations_total"] == 360
+    assert seen[-1]["gap"].primal == clf.duality_gap_[0].primal
+    np.testing.assert_array_equal(seen[-1]["coef"], clf.coef_[0])
+    assert seen[-1]["intercept"] == clf.intercept_[0]

@@ -2,7 +2,9 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .datasets import load_svmlight
 from .linear import PegasosClassifier
+from .model_io import load_model, save_model
 from .objective import DualityGap, duality_gap
 
 try:
@@ -10,4 +12,12 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["DualityGap", "PegasosClassifier", "duality_gap", "__version__"]
+__all__ = [
+    "DualityGap",
+    "PegasosClassifier",
+    "__version__",
+    "duality_gap",
+    "load_model",
+    "load_svmlight",
+    "save_model",
+]

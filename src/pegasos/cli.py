@@ -1,12 +1,17 @@
-"""The ``pegasos`` command.
+"""The ``pegasos`` command: ``train`` and ``predict`` in the spirit of LIBLINEAR's
+``train``/``predict`` and LIBSVM's ``svm-train``/``svm-predict``, and ``demo``.
 
-``pegasos demo`` is the main job on a built-in default: it trains on a data set
-bundled with scikit-learn (no download) and prints a side-by-side table
-against LIBLINEAR (``LinearSVC``) and ``SGDClassifier``.
+    pegasos train [options] DATA [MODEL]
+    pegasos predict [options] DATA MODEL [OUTPUT]
+    pegasos demo
+
+Exit status: 0 on success, 1 for unusable data or model files (the message
+names the file, and the line for data files), 2 for wrong options.
 """
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -14,7 +19,342 @@ import warnings
 
 import numpy as np
 
+from .datasets import DataFormatError, load_svmlight
+from .model_io import ModelFileError, load_model, save_model
+
 DEMO_DATASETS = ("breast_cancer", "digits")
+SOLVERS = ("pegasos",)  # the kernel solvers join when they exist
+_CHECKS_FOR_PLOT = 20  # objective evaluations over a traced run
+
+
+class _Failure(Exception):
+    """An error to report as ``pegasos: error: ...`` with exit status 1."""
+
+
+# --------------------------------------------------------------------- train
+
+
+def _train_parser(sub):
+    p = sub.add_parser(
+        "train",
+        help="train a model on a LIBSVM/SVMlight file",
+        description="Train an SVM on DATA (LIBSVM format; plain, .gz, .bz2 or .xz) and write "
+        "MODEL (default: DATA's file name + '.model', in the current folder).",
+    )
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("model", metavar="MODEL", nargs="?")
+    p.add_argument("-s", "--solver", choices=SOLVERS, default="pegasos")
+    reg = p.add_mutually_exclusive_group()
+    reg.add_argument("-c", "--cost", type=float, metavar="C",
+                     help="LIBLINEAR's C: lambda = 1 / (C * n) (default: C = 1)")
+    reg.add_argument("-l", "--lam", type=float, metavar="LAMBDA", help="regularisation lambda")
+    p.add_argument("-B", "--bias", type=float, default=1.0, metavar="B",
+                   help="value of the intercept feature, regularised as in LIBLINEAR (default 1; "
+                   "-1: no intercept)")
+    p.add_argument("--unregularized-bias", action="store_true",
+                   help="learn a free intercept instead of the -B feature")
+    p.add_argument("-k", "--batch-size", type=int, default=1, metavar="K")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--iter", type=int, metavar="T",
+                        help="Pegasos iterations (default: ceil(10 / lambda))")
+    budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
+    p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default="uniform")
+    p.add_argument("--average", default="0.5", metavar="A",
+                   help="output: 'last', 'all', or the fraction of last iterates averaged "
+                   "(default 0.5)")
+    p.add_argument("--no-projection", action="store_true")
+    p.add_argument("-e", "--tol", type=float, metavar="TOL",
+                   help="stop when the relative duality gap is below TOL")
+    p.add_argument("-w", "--weight", action="append", default=[], metavar="LABEL:WEIGHT",
+                   help="class weight (repeatable), as LIBLINEAR's -wi")
+    p.add_argument("--balanced", action="store_true", help="class weights n / (k * count)")
+    p.add_argument("-v", "--cv", type=int, metavar="N",
+                   help="N-fold cross validation: report accuracy, write no model")
+    p.add_argument("--test", metavar="FILE", help="test file: report its error during training")
+    p.add_argument("--plot", metavar="FILE",
+                   help="draw objective and test error against iterations and time (PNG/SVG)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--zero-based", action="store_true", help="feature indices start at 0")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    return p
+
+
+def _average(text, parser):
+    if text == "last":
+        return False
+    if text == "all":
+        return True
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        parser.error(f"--average must be 'last', 'all' or a number in (0, 1]; got {text!r}")
+    return value
+
+
+def _class_weights(args, parser):
+    if args.balanced and args.weight:
+        parser.error("give -w weights or --balanced, not both")
+    if args.balanced:
+        return "balanced"
+    if not args.weight:
+        return None
+    weights = {}
+    for item in args.weight:
+        label, sep, weight = item.partition(":")
+        try:
+            weights[float(label)] = float(weight)
+        except ValueError:
+            parser.error(f"-w takes LABEL:WEIGHT with numbers; got {item!r}")
+        if not sep:
+            parser.error(f"-w takes LABEL:WEIGHT; got {item!r}")
+    return weights
+
+
+def _estimator(args, parser, n):
+    from .linear import PegasosClassifier
+
+    for name, value, lowest in (("-c", args.cost, 0), ("--lam", args.lam, 0)):
+        if value is not None and not value > lowest:
+            parser.error(f"{name} must be > 0; got {value}")
+    if args.batch_size < 1:
+        parser.error(f"-k must be >= 1; got {args.batch_size}")
+    if args.iter is not None and args.iter < 1:
+        parser.error(f"--iter must be >= 1; got {args.iter}")
+    if args.epochs is not None and not args.epochs > 0:
+        parser.error(f"--epochs must be > 0; got {args.epochs}")
+    if args.tol is not None and not args.tol > 0:
+        parser.error(f"-e must be > 0; got {args.tol}")
+    if not (args.bias > 0 or args.bias == -1):
+        parser.error(f"-B must be > 0, or -1 for no intercept; got {args.bias}")
+    lam = args.lam if args.lam is not None else 1.0 / ((args.cost or 1.0) * n)
+    return PegasosClassifier(
+        lam=lam,
+        n_iter=args.iter,
+        n_epochs=args.epochs,
+        batch_size=args.batch_size,
+        sampling=args.sampling,
+        projection=not args.no_projection,
+        average=_average(args.average, parser),
+        fit_intercept=args.bias != -1 or args.unregularized_bias,
+        intercept_mode="unregularized" if args.unregularized_bias else "augment",
+        intercept_scaling=args.bias if args.bias > 0 else 1.0,
+        tol=args.tol,
+        class_weight=_class_weights(args, parser),
+        random_state=args.seed,
+    )
+
+
+def _load(path, zero_based, n_features=None):
+    try:
+        return load_svmlight(path, n_features=n_features, zero_based=zero_based)
+    except FileNotFoundError as exc:
+        raise _Failure(f"cannot read {path}: {exc.strerror}") from exc
+    except DataFormatError as exc:
+        raise _Failure(str(exc)) from exc
+
+
+class _Progress:
+    """tqdm bar over all iterations; records the objective and test error at checks."""
+
+    def __init__(self, total, quiet, X_test, y_test, classes):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, unit="it", unit_scale=True, disable=quiet or None,
+                        file=sys.stderr, leave=False)
+        self.X_test, self.y_test, self.classes = X_test, y_test, classes
+        self.done = {}
+        self.history = {"t": [], "time": [], "primal": [], "dual": [], "test_error": []}
+
+    def __call__(self, info):
+        before = sum(self.done.values())
+        self.done[info["problem"]] = info["iterations"]
+        self.bar.update(sum(self.done.values()) - before)
+        postfix = {}
+        gap = info["gap"]
+        if gap is not None and info["n_problems"] == 1:
+            self.history["t"].append(info["t"])
+            self.history["time"].append(info["seconds"])
+            self.history["primal"].append(gap.primal)
+            self.history["dual"].append(gap.dual)
+            postfix["objective"] = f"{gap.primal:.5g}"
+            if self.X_test is not None:
+                scores = self.X_test @ info["coef"] + info["intercept"]
+                predicted = np.where(scores > 0, self.classes[1], self.classes[0])
+                error = float(np.mean(predicted != self.y_test))
+                self.history["test_error"].append(error)
+                postfix["test error"] = f"{100 * error:.2f}%"
+        if postfix:
+            self.bar.set_postfix(postfix, refresh=False)
+
+    def close(self):
+        self.bar.close()
+
+
+def _train(args, parser):
+    X, y = _load(args.data, args.zero_based)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise _Failure(f"{args.data}: all examples have the label {_label(classes[0])}; "
+                       "training needs at least 2 classes")
+    est = _estimator(args, parser, X.shape[0])
+    if args.cv is not None:
+        return _cross_validate(args, parser, est, X, y)
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+    model_path = args.model or os.path.basename(args.data) + ".model"
+    traced = args.plot is not None or args.test is not None
+    T = est._budget(X.shape[0]) if args.iter or args.epochs else math.ceil(10.0 / est.lam)
+    n_problems = 1 if len(classes) == 2 else len(classes)
+    if traced and est.tol is None:
+        epochs = T * est.batch_size / X.shape[0]
+        est.set_params(track_objective=True, check_every=max(epochs / _CHECKS_FOR_PLOT, 1e-9))
+    elif traced:
+        est.set_params(track_objective=True)
+    progress = _Progress(T * n_problems, args.quiet or args.json, X_test, y_test, classes)
+    est.set_params(callback=progress)
+    tic = time.perf_counter()
+    try:
+        est.fit(X, y)
+    finally:
+        progress.close()
+    seconds = time.perf_counter() - tic
+    est.set_params(callback=None)
+    save_model(est, model_path)
+    summary = {
+        "data": args.data,
+        "model": model_path,
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "classes": [_label(c) for c in classes],
+        "lam": est.lam_,
+        "C": 1.0 / (est.lam_ * X.shape[0]),
+        "iterations": est.t_,
+        "seconds": seconds,
+        "training_accuracy": float(est.score(X, y)),
+    }
+    if est.duality_gap_ is not None and est.duality_gap_[0] is not None:
+        summary["objective"] = [g.primal for g in est.duality_gap_]
+        summary["relative_duality_gap"] = [g.relative_gap for g in est.duality_gap_]
+    if X_test is not None:
+        summary["test_accuracy"] = float(est.score(X_test, y_test))
+    if args.plot:
+        if n_problems > 1:
+            _note(args, "--plot draws binary problems only; no plot written", err=True)
+        else:
+            from .plotting import plot_training
+
+            plot_training(progress.history, args.plot,
+                          title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
+                          average_start=_average_start(est, T))
+            summary["plot"] = args.plot
+    _report_train(args, summary)
+    return 0
+
+
+def _average_start(est, T):
+    """The iteration where the suffix average of a T-iteration fit begins, or None."""
+    fraction = est._suffix_fraction()
+    return None if fraction is None else T - max(1, math.ceil(fraction * T)) + 1
+
+
+def _cross_validate(args, parser, est, X, y):
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    if args.cv < 2:
+        parser.error(f"-v needs at least 2 folds; got {args.cv}")
+    folds = StratifiedKFold(n_splits=args.cv, shuffle=True, random_state=args.seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # folds with few members of a class
+        scores = cross_val_score(est, X, y, cv=folds)
+    summary = {"data": args.data, "folds": args.cv, "cross_validation_accuracy": float(scores.mean()),
+               "fold_accuracies": scores.tolist()}
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"Cross Validation Accuracy = {100 * scores.mean():.4f}%")
+    return 0
+
+
+def _report_train(args, s):
+    if args.json:
+        _print_json(s)
+        return
+    if args.quiet:
+        return
+    print(f"{s['data']}: {s['n_samples']} examples, {s['n_features']} features, "
+          f"classes {', '.join(s['classes'])}")
+    print(f"lambda = {s['lam']:.6g} (C = {s['C']:.6g}); {s['iterations']} iterations "
+          f"in {s['seconds']:.3f} s")
+    if "objective" in s:
+        print("objective = " + ", ".join(f"{v:.6g}" for v in s["objective"])
+              + "; relative duality gap <= " + ", ".join(f"{v:.3g}" for v in s["relative_duality_gap"]))
+    print(f"training accuracy = {100 * s['training_accuracy']:.4f}%")
+    if "test_accuracy" in s:
+        print(f"test accuracy = {100 * s['test_accuracy']:.4f}%")
+    print(f"model written to {s['model']}")
+    if "plot" in s:
+        print(f"plot written to {s['plot']}")
+
+
+# ------------------------------------------------------------------- predict
+
+
+def _predict_parser(sub):
+    p = sub.add_parser(
+        "predict",
+        help="predict the labels of a LIBSVM/SVMlight file",
+        description="Predict the labels of DATA with MODEL; write one label per line to OUTPUT "
+        "(or to standard output) and report the accuracy against DATA's labels.",
+    )
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("output", metavar="OUTPUT", nargs="?")
+    p.add_argument("--zero-based", action="store_true", help="feature indices start at 0")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    return p
+
+
+def _predict(args, parser):
+    from ._files import write_atomic
+
+    try:
+        est = load_model(args.model)
+    except FileNotFoundError as exc:
+        raise _Failure(f"cannot read {args.model}: {exc.strerror}") from exc
+    except ModelFileError as exc:
+        raise _Failure(str(exc)) from exc
+    X, y = _load(args.data, args.zero_based, n_features=est.n_features_in_)
+    predicted = est.predict(X)
+    lines = "".join(_label(v) + "\n" for v in predicted)
+    correct = int(np.sum(predicted == y))
+    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
+               "correct": correct, "accuracy": correct / len(y)}
+    if args.output:
+        write_atomic(args.output, lambda f: f.write(lines), mode="w")
+        summary["output"] = args.output
+        report = sys.stdout
+    else:
+        sys.stdout.write(lines)
+        report = sys.stderr
+    if args.json:
+        _print_json(summary, report)
+    elif not args.quiet:
+        print(f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})", file=report)
+    return 0
+
+
+def _label(value):
+    """A label as LIBSVM writes it: integers without a decimal point."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+# ---------------------------------------------------------------------- demo
 
 
 def _load_demo(name):
@@ -27,8 +367,12 @@ def _load_demo(name):
     return X, np.where(y == 8, 1.0, -1.0), "digits (8 vs the rest)"
 
 
-def run_demo(dataset="breast_cancer", lam=None, seed=0):
-    """Fit Pegasos and its peers on a bundled data set; return one row per solver."""
+def run_demo(dataset="breast_cancer", lam=None, seed=0, plot=None):
+    """Fit Pegasos and its peers on a bundled data set; return one row per solver.
+
+    With ``plot``, also trace a Pegasos run (objective, certified lower bound,
+    test error at 20 points) and draw it to that file.
+    """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
     from sklearn.model_selection import train_test_split
@@ -86,7 +430,7 @@ def run_demo(dataset="breast_cancer", lam=None, seed=0):
         r["relative_suboptimality"] = (r["objective"] - p_star) / p_star
     peg = solvers["pegasos"]
     (gap,) = peg.duality_gap(X_train, y_train)
-    return {
+    summary = {
         "dataset": title,
         "n_train": n,
         "n_test": X_test.shape[0],
@@ -99,6 +443,19 @@ def run_demo(dataset="breast_cancer", lam=None, seed=0):
         "warmup_seconds": warmup,
         "results": rows,
     }
+    if plot:
+        from .plotting import plot_training
+
+        progress = _Progress(0, True, X_test, y_test, np.array([-1.0, 1.0]))
+        T = peg.t_
+        PegasosClassifier(
+            lam=lam, random_state=seed, track_objective=True,
+            check_every=T / n / _CHECKS_FOR_PLOT, callback=progress,
+        ).fit(X_train, y_train)
+        plot_training(progress.history, plot, title=f"Pegasos on {title}, lambda={lam:.3g}",
+                      average_start=_average_start(peg, T))
+        summary["plot"] = plot
+    return summary
 
 
 def _print_demo(summary, out):
@@ -128,6 +485,47 @@ def _print_demo(summary, out):
         "not counted above; the first run after installing compiles it.)",
         file=out,
     )
+    if "plot" in summary:
+        print(f"Training curves of Pegasos written to {summary['plot']}", file=out)
+
+
+def _demo_parser(sub):
+    p = sub.add_parser(
+        "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
+    )
+    p.add_argument("--dataset", choices=DEMO_DATASETS, default="breast_cancer")
+    p.add_argument("--lam", type=float, default=None, help="lambda (default: 1/n, i.e. C=1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", metavar="FILE", default="pegasos_demo.png",
+                   help="where to draw Pegasos' training curves (default: pegasos_demo.png)")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead")
+    return p
+
+
+def _demo(args, parser):
+    if args.lam is not None and not args.lam > 0:
+        parser.error(f"--lam must be > 0; got {args.lam}")
+    summary = run_demo(args.dataset, args.lam, args.seed, None if args.no_plot else args.plot)
+    if args.json:
+        _print_json(summary)
+    else:
+        _print_demo(summary, sys.stdout)
+    return 0
+
+
+# ---------------------------------------------------------------------- main
+
+
+def _print_json(summary, out=None):
+    out = out or sys.stdout
+    json.dump(summary, out, indent=2)
+    print(file=out)
+
+
+def _note(args, text, err=False):
+    if not getattr(args, "quiet", False):
+        print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
 
 
 def main(argv=None):
@@ -135,31 +533,25 @@ def main(argv=None):
         prog="pegasos", description="Support vector machines trained by Pegasos."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser(
-        "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
-    )
-    demo.add_argument("--dataset", choices=DEMO_DATASETS, default="breast_cancer")
-    demo.add_argument("--lam", type=float, default=None, help="lambda (default: 1/n, i.e. C=1)")
-    demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--json", action="store_true", help="print a JSON summary instead")
+    commands = {
+        "train": (_train_parser(sub), _train),
+        "predict": (_predict_parser(sub), _predict),
+        "demo": (_demo_parser(sub), _demo),
+    }
     args = parser.parse_args(argv)
+    command_parser, run = commands[args.command]
     try:
-        if args.command == "demo":
-            if args.lam is not None and not args.lam > 0:
-                parser.error(f"--lam must be > 0; got {args.lam}")
-            summary = run_demo(args.dataset, args.lam, args.seed)
-            if args.json:
-                json.dump(summary, sys.stdout, indent=2)
-                print()
-            else:
-                _print_demo(summary, sys.stdout)
-            sys.stdout.flush()
+        status = run(args, command_parser)
+        sys.stdout.flush()
+        return status
+    except _Failure as exc:
+        print(f"pegasos: error: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (``pegasos demo | head``): not an error here.
         # Point stdout at devnull so that the exit flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

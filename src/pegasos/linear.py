@@ -140,6 +140,14 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         releases the GIL).  Results do not depend on it.
     verbose : int, default=0
         Print the objective at each check when > 0.
+    callback : callable, default=None
+        Called after every block of iterations (at most 65,536 examples, or
+        ``check_every`` epochs when checking) with one dict: ``problem`` and
+        ``n_problems`` (the one-vs-rest problem), ``t`` (iterations so far),
+        ``iterations`` and ``iterations_total`` (of this call), ``seconds``
+        (solver time), ``coef`` and ``intercept`` (the current output model)
+        and ``gap`` (a DualityGap at checks, else None).  Used by the command
+        line for its progress bar and its test error during training.
 
     Attributes
     ----------
@@ -208,6 +216,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         "track_objective": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "callback": [callable, None],
     }
 
     def __init__(
@@ -233,6 +242,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         track_objective=False,
         n_jobs=None,
         verbose=0,
+        callback=None,
     ):
         self.lam = lam
         self.C = C
@@ -254,6 +264,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         self.track_objective = track_objective
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.callback = callback
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -518,6 +529,24 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             else max(1, _BLOCK_DRAWS // self.batch_size)
         )
 
+        def _report(c, t, done, elapsed, gap):
+            if self.callback is None:
+                return
+            w, b = self._output_model(c)
+            self.callback(
+                {
+                    "problem": c,
+                    "n_problems": n_problems,
+                    "t": int(t - 1),
+                    "iterations": int(done),
+                    "iterations_total": int(T),
+                    "seconds": elapsed,
+                    "coef": w[:d].copy(),
+                    "intercept": float(w[d] * bias_feature + b),
+                    "gap": gap,
+                }
+            )
+
         def run(c):
             v, u, scal, hist = self._v[c], self._u[c], self._scal[c], self.objective_history_[c]
             gamma, ugamma = self._gamma[c], self._ugamma[c]
@@ -575,7 +604,9 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
                             f"D={gap.dual:.6g} rel.gap={gap.relative_gap:.3g} ({elapsed:.2f}s)"
                         )
                     if self.tol is not None and gap.relative_gap <= self.tol:
+                        _report(c, t, done, elapsed, gap)
                         break
+                _report(c, t, done, elapsed, gap if checking else None)
             self._t[c] = t
             return done
 

@@ -1,0 +1,152 @@
+"""Reading LIBSVM / SVMlight files, with errors that name the file and the line.
+
+The fast path is scikit-learn's compiled :func:`~sklearn.datasets.load_svmlight_file`
+(plain, ``.gz`` and ``.bz2`` files; ``.xz`` is opened here first).  Its errors
+carry no line number, so when it fails -- or when the data it returns is not
+usable -- the file is scanned once more in Python, only on that error path, to
+find the first offending line and say what is wrong with it.
+"""
+
+import bz2
+import gzip
+import lzma
+import math
+import os
+
+import numpy as np
+
+__all__ = ["DataFormatError", "load_svmlight"]
+
+
+class DataFormatError(ValueError):
+    """A malformed data file: ``path``, the 1-based ``line`` (or None) and ``reason``."""
+
+    def __init__(self, path, line, reason):
+        self.path = os.fspath(path)
+        self.line = line
+        self.reason = reason
+        where = f"{self.path}, line {line}" if line is not None else self.path
+        super().__init__(f"{where}: {reason}")
+
+
+def _open_text(path):
+    path = os.fspath(path)
+    if path.endswith(".xz"):
+        return lzma.open(path, "rt", encoding="utf-8", errors="replace")
+    if path.endswith(".bz2"):
+        return bz2.open(path, "rt", encoding="utf-8", errors="replace")
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _line_problem(line, zero_based, n_features):
+    """What is wrong with one data line (comments stripped), or None."""
+    tokens = line.split()
+    if not tokens:
+        return None
+    label = tokens[0]
+    if ":" in label:
+        return f"missing label: the line starts with the feature {label!r}"
+    if not _is_number(label):
+        return f"the label {label!r} is not a number"
+    if not math.isfinite(float(label)):
+        return f"the label {label!r} is not finite"
+    previous = -1
+    for token in tokens[1:]:
+        index, sep, value = token.partition(":")
+        if not sep:
+            return f"{token!r} is not of the form index:value"
+        if index == "qid":
+            continue
+        try:
+            idx = int(index)
+        except ValueError:
+            return f"the feature index {index!r} in {token!r} is not an integer"
+        lowest = 0 if zero_based else 1
+        if idx < lowest:
+            base = "zero-based" if zero_based else "one-based"
+            return f"feature index {idx} in {token!r} is below {lowest} ({base} indices)"
+        if n_features is not None and idx - lowest >= n_features:
+            return f"feature index {idx} exceeds the {n_features} features expected"
+        if idx <= previous:
+            return f"feature indices must increase along a line; {idx} follows {previous}"
+        previous = idx
+        if not _is_number(value):
+            return f"the value {value!r} of feature {idx} is not a number"
+        if not math.isfinite(float(value)):
+            return f"the value {value!r} of feature {idx} is not finite"
+    return None
+
+
+def _find_bad_line(path, zero_based, n_features):
+    """(line number, reason) of the first malformed line, or None."""
+    with _open_text(path) as f:
+        for number, line in enumerate(f, start=1):
+            problem = _line_problem(line.split("#", 1)[0], zero_based, n_features)
+            if problem is not None:
+                return number, problem
+    return None
+
+
+def load_svmlight(path, *, n_features=None, zero_based=False):
+    """Read a LIBSVM/SVMlight file into a CSR matrix and a label vector.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Plain text, or compressed as ``.gz``, ``.bz2`` or ``.xz``.
+    n_features : int, default=None
+        The number of features (e.g. a test file read for a trained model);
+        by default the largest index in the file.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0.  LIBSVM and LIBLINEAR files are
+        one-based, the default; in a one-based file index 0 is an error.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of float64 (int64 indices, as scikit-learn gives them)
+    y : ndarray of float64
+
+    Raises
+    ------
+    DataFormatError
+        For an empty file, or a malformed or non-finite entry: the message
+        names the file and the line.
+    """
+    from sklearn.datasets import load_svmlight_file
+
+    path = os.fspath(path)
+    try:
+        if path.endswith(".xz"):
+            with lzma.open(path) as f:
+                X, y = load_svmlight_file(f, n_features=n_features, zero_based=zero_based)
+        else:
+            X, y = load_svmlight_file(path, n_features=n_features, zero_based=zero_based)
+    except (ValueError, EOFError, OSError, lzma.LZMAError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        _raise_with_line(path, zero_based, n_features, exc)
+    if X.shape[0] == 0:
+        raise DataFormatError(path, None, "no data: the file has no examples")
+    if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
+        _raise_with_line(path, zero_based, n_features, ValueError("non-finite values"))
+    return X, y
+
+
+def _raise_with_line(path, zero_based, n_features, exc):
+    try:
+        found = _find_bad_line(path, zero_based is True, n_features)
+    except (EOFError, OSError, lzma.LZMAError) as read_error:
+        raise DataFormatError(path, None, f"cannot be read: {read_error}") from exc
+    if found is not None:
+        raise DataFormatError(path, found[0], found[1]) from exc
+    raise DataFormatError(path, None, str(exc)) from exc
