@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pegasos import PegasosClassifier
+from pegasos import KernelPegasosClassifier, KernelPerceptron, PegasosClassifier, SBPClassifier
 
 # Checks expected to fail, each with its reason.
 EXPECTED_FAILED = {
@@ -31,7 +31,13 @@ def _expected_failed(estimator):
 
 
 @parametrize_with_checks(
-    [PegasosClassifier(random_state=0)], expected_failed_checks=_expected_failed
+    [
+        PegasosClassifier(random_state=0),
+        KernelPegasosClassifier(random_state=0),
+        SBPClassifier(random_state=0),
+        KernelPerceptron(random_state=0),
+    ],
+    expected_failed_checks=_expected_failed,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

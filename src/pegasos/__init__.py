@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from .datasets import load_svmlight
+from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier, nu_for, nu_from_svm
 from .linear import PegasosClassifier
 from .model_io import load_model, save_model
 from .objective import DualityGap, duality_gap
@@ -14,10 +15,15 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "DualityGap",
+    "KernelPegasosClassifier",
+    "KernelPerceptron",
     "PegasosClassifier",
+    "SBPClassifier",
     "__version__",
     "duality_gap",
     "load_model",
     "load_svmlight",
+    "nu_for",
+    "nu_from_svm",
     "save_model",
 ]

@@ -62,6 +62,7 @@ def kernel_pegasos_steps(
     u,
     scal,
     col,
+    bias2,
 ):
     """Run ``len(idx) // k`` iterations of kernel Pegasos (or the Perceptron).
 
@@ -74,7 +75,9 @@ def kernel_pegasos_steps(
     y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
 
     ``a, g, u`` (n,): coefficients, responses, lazy-average vector, updated in
-    place; ``scal`` (N_SCALARS,); ``col`` (n,) scratch for kernel columns.
+    place; ``scal`` (N_SCALARS,); ``col`` (n,) scratch for kernel columns;
+    ``bias2`` is added to every kernel value (an augmented constant feature:
+    the intercept); ``diag`` must include it.
     Iterates of steps t >= avg_start enter the average.
 
     Returns (t after the last step, number of kernel evaluations).
@@ -125,7 +128,7 @@ def kernel_pegasos_steps(
             kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, col)
             evals += n
             for l in range(n):
-                g[l] += delta * col[l]
+                g[l] += delta * (col[l] + bias2)
         if w2 < 0.0:
             w2 = 0.0
         if mode == PEGASOS:

@@ -1,0 +1,603 @@
+"""Kernel classifiers: :class:`KernelPegasosClassifier`, :class:`SBPClassifier`
+and :class:`KernelPerceptron`.
+
+All three keep O(n) state per binary problem -- coefficients and the
+responses of every training point -- and never store a kernel matrix: each
+change of the model costs one kernel column (n kernel evaluations), and
+prediction sums over the support vectors row by row.  Memory is therefore a
+few vectors of n floats per one-vs-rest problem plus the training data; with
+``kernel="precomputed"`` the n x n Gram matrix you pass is the only large
+object (8 n^2 bytes: 20 GB for n = 50,000).
+
+Fitted attributes follow :class:`sklearn.svm.SVC` for binary problems:
+``support_``, ``support_vectors_``, ``dual_coef_`` (n_problems, n_SV) and
+``intercept_``; the decision function is ``dual_coef_ @ K(support_vectors_,
+X) + intercept_``.  Multi-class problems are one-vs-rest (not SVC's
+one-vs-one): one row of ``dual_coef_`` per class over the union of the
+support vectors.
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._numba import kernel_solvers as _ks
+from ._numba import kernels as _kern
+from ._numba.linear import row_sqnorms
+from ._rows import as_rows
+from ._sampling import SAMPLING_MODES, IndexStream
+from ._sklearn_private import Interval, StrOptions, _check_sample_weight, _fit_context
+
+KERNELS = {
+    "linear": _kern.LINEAR,
+    "rbf": _kern.RBF,
+    "poly": _kern.POLY,
+    "sigmoid": _kern.SIGMOID,
+    "precomputed": _kern.PRECOMPUTED,
+}
+
+
+class _KernelClassifier(ClassifierMixin, BaseEstimator):
+    """Kernel parameters, one-vs-rest, support vectors and prediction."""
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(KERNELS))],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "coef0": [Real],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # -- input ---------------------------------------------------------------
+
+    def _validate_xy(self, X, y, reset):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+            accept_large_sparse=True, reset=reset,
+        )
+        check_classification_targets(y)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', X must be the square Gram matrix of the training "
+                f"samples; got shape {X.shape}."
+            )
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise ValueError("With kernel='precomputed', X must be a dense Gram matrix.")
+        return X, y
+
+    def _kernel_args(self, X):
+        """(code, gamma, coef0, degree) with gamma resolved as SVC does."""
+        gamma = self.gamma
+        if gamma == "scale":
+            var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        elif gamma == "auto":
+            gamma = 1.0 / X.shape[1]
+        return KERNELS[self.kernel], float(gamma), float(self.coef0), int(self.degree)
+
+    def _binary_targets(self, y):
+        if len(self.classes_) == 2:
+            return [np.where(y == self.classes_[1], 1.0, -1.0)]
+        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+
+    def _setup(self, X, y):
+        """Classes, kernel arguments, rows, squared norms and the diagonal of K."""
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(
+                f"The training data must contain samples of at least 2 classes; "
+                f"got only one class: {classes.tolist()[0]!r}."
+            )
+        self.classes_ = classes
+        self._kargs = self._kernel_args(X)
+        self._gamma = self._kargs[1]
+        rows = as_rows(X)
+        sqnorm = (
+            np.zeros(rows.n_rows)
+            if self.kernel == "precomputed"
+            else row_sqnorms(rows.kernel, rows.n_rows)
+        )
+        diag = _kern.kernel_diagonal(rows.kernel, sqnorm, *self._kargs, rows.n_rows)
+        seeds = check_random_state(self.random_state).randint(
+            np.iinfo(np.int32).max, size=len(self._binary_targets(y))
+        )
+        return rows, sqnorm, diag, seeds
+
+    # -- output --------------------------------------------------------------
+
+    def _set_support(self, X, coefs, intercepts):
+        """SVC-style attributes from dense per-problem coefficient vectors (n_problems, n)."""
+        coefs = np.asarray(coefs)
+        support = np.flatnonzero(np.any(coefs != 0.0, axis=0))
+        self.support_ = support.astype(np.int32)
+        self.dual_coef_ = coefs[:, support]
+        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[support]
+        self.n_support_ = np.array([len(support)], dtype=np.int32)
+
+    def decision_function(self, X):
+        """Signed distance: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
+
+        For two classes, shape (n_samples,), positive for ``classes_[1]``;
+        otherwise (n_samples, n_classes), one column per one-vs-rest problem.
+        With ``kernel="precomputed"``, X is K(X, X_train) of shape
+        (n_samples, n_training_samples).
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64, order="C",
+            accept_large_sparse=True, reset=False,
+        )
+        if self.kernel == "precomputed":
+            scores = np.asarray(X[:, self.support_] @ self.dual_coef_.T)
+        else:
+            # each row of X is spread into a dense buffer, so X and the
+            # support vectors may be in different layouts
+            rows_x = as_rows(X)
+            rows_sv = as_rows(self.support_vectors_)
+            scores = np.empty((rows_x.n_rows, self.dual_coef_.shape[0]))
+            _kern.kernel_decision(
+                rows_x.kernel,
+                row_sqnorms(rows_x.kernel, rows_x.n_rows),
+                rows_sv.kernel,
+                row_sqnorms(rows_sv.kernel, rows_sv.n_rows),
+                X.shape[1],
+                np.ascontiguousarray(self.dual_coef_),
+                *self._kargs,
+                scores,
+            )
+        scores += self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: the sign of the decision (binary) or its argmax (one-vs-rest)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+class _ResponseSolver(_KernelClassifier):
+    """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes."""
+
+    _mode = _ks.PEGASOS
+
+    def _fit(self, X, y, sample_weight):
+        X, y = self._validate_xy(X, y, reset=True)
+        rows, sqnorm, diag, seeds = self._setup(X, y)
+        n = rows.n_rows
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sw < 0):
+            raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
+        if getattr(self, "class_weight", None) is not None:
+            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+            sw = sw * cw[np.searchsorted(self.classes_, y)]
+        lam = self._lam(n)
+        bias2 = self._bias2()
+        diag_b = diag + bias2
+        T, k = self._budget(n), self._batch_size()
+        radius2 = float(np.mean(sw)) / lam if self._projection() else 0.0
+        suffix = self._suffix()
+        avg_start = (
+            np.iinfo(np.int64).max
+            if suffix is None
+            else (1 if suffix == 1.0 else T - max(1, math.ceil(suffix * T)) + 1)
+        )
+        coefs, intercepts, evals = [], [], 0
+        for c, target in enumerate(self._binary_targets(y)):
+            a, g, u = np.zeros(n), np.zeros(n), np.zeros(n)
+            scal = np.zeros(_ks.N_SCALARS)
+            scal[_ks.S] = 1.0
+            col = np.empty(n)
+            stream = IndexStream(self.sampling, n, np.random.default_rng(seeds[c]))
+            t, done = 1, 0
+            block = max(1, (1 << 16) // k)
+            while done < T:
+                steps = min(block, T - done)
+                t, e = _ks.kernel_pegasos_steps(
+                    rows.kernel, rows.n_features, target, sw, sqnorm, diag_b,
+                    stream.take(steps * k), k, t, lam, radius2, self._mode, *self._kargs,
+                    avg_start, a, g, u, scal, col, bias2,
+                )
+                evals += e
+                done += steps
+            if scal[_ks.N_AVG] > 0:
+                coef = (u + scal[_ks.BETA] * a) / scal[_ks.N_AVG]
+            else:
+                coef = scal[_ks.S] * a
+            if not np.all(np.isfinite(coef)):
+                raise ValueError(
+                    "Floating-point overflow in the coefficients. Scale the input or increase lam."
+                )
+            coefs.append(coef)
+            intercepts.append(bias2 * coef.sum())
+        self._set_support(X, coefs, intercepts)
+        self.n_kernel_evals_ = int(evals)
+        self.n_iter_ = int(T)
+        return self
+
+    def _bias2(self):
+        return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+
+
+class KernelPegasosClassifier(_ResponseSolver):
+    r"""Kernelized Pegasos: the Pegasos iteration in an RKHS, without a dual solver.
+
+    The iterate is kept as :math:`w = s\sum_l a_l\phi(x_l)`: the Pegasos
+    step :math:`w \leftarrow (1 - 1/t)w + \frac{1}{\lambda t k}\sum s_i y_i
+    \phi(x_i)` over the margin violators scales ``s`` and adds to the
+    violators' coefficients, exactly the linear algorithm of
+    :class:`~pegasos.PegasosClassifier` (with a linear kernel and no
+    intercept the two give the same model).  The coefficients are the
+    paper's violation counts, scaled.  Every training point's response
+    :math:`\langle w, \phi(x_j)\rangle` is kept up to date, so a margin costs
+    nothing and each violation costs one kernel column (n evaluations);
+    :math:`\|w\|^2` follows from the response and :math:`K(x_i, x_i)`, so the
+    projection onto the ball of radius :math:`\sqrt{\bar s/\lambda}` is
+    sound and cheap, and so is averaging the coefficients (lazily, O(1) per
+    violation).
+
+    Parameters
+    ----------
+    lam, C : float, default=None
+        :math:`\lambda`, or SVC's ``C`` with :math:`\lambda = 1/(C n)`; give
+        one (default ``C = 1``).
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        As in :class:`sklearn.svm.SVC`.
+    coef0 : float, default=0.0
+    degree : int, default=3
+    n_iter, n_epochs : default=None
+        The budget in iterations, or in passes over the data; the default is
+        5 epochs.
+    batch_size : int, default=1
+    sampling : {"uniform", "permutation", "cyclic"}, default="uniform"
+    projection : bool, default=True
+    average : bool or float in (0, 1], default=0.5
+        Last iterate, average of all iterates, or of the last fraction.
+    fit_intercept : bool, default=True
+        Adds ``intercept_scaling**2`` to the kernel (a constant feature of the
+        feature map, regularised like the rest, as LIBLINEAR's ``-B``).
+    intercept_scaling : float > 0, default=1.0
+    class_weight : dict or "balanced", default=None
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_
+        As :class:`sklearn.svm.SVC` (binary); one-vs-rest rows otherwise.
+    classes_ : ndarray
+    n_iter_ : int
+        Iterations per binary problem.
+    n_kernel_evals_ : int
+        Kernel evaluations during training (n per violation, summed over the
+        problems; the n diagonal values once).
+    """
+
+    _parameter_constraints: dict = {
+        **_KernelClassifier._parameter_constraints,
+        "lam": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "sampling": [StrOptions(set(SAMPLING_MODES))],
+        "projection": ["boolean"],
+        "average": ["boolean", Interval(Real, 0, 1, closed="right")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(
+        self, lam=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
+        n_iter=None, n_epochs=None, batch_size=1, sampling="uniform", projection=True,
+        average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
+        random_state=None,
+    ):
+        self.lam = lam
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.n_iter = n_iter
+        self.n_epochs = n_epochs
+        self.batch_size = batch_size
+        self.sampling = sampling
+        self.projection = projection
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem."""
+        if self.lam is not None and self.C is not None:
+            raise ValueError(f"Give either lam or C, not both (lam={self.lam!r}, C={self.C!r}).")
+        if self.n_iter is not None and self.n_epochs is not None:
+            raise ValueError("Give either n_iter (iterations) or n_epochs, not both.")
+        return self._fit(X, y, sample_weight)
+
+    def _lam(self, n):
+        self.lam_ = float(self.lam) if self.lam is not None else 1.0 / ((self.C or 1.0) * n)
+        return self.lam_
+
+    def _budget(self, n):
+        if self.n_iter is not None:
+            return int(self.n_iter)
+        epochs = 5.0 if self.n_epochs is None else self.n_epochs
+        return max(1, math.ceil(epochs * n / self.batch_size))
+
+    def _batch_size(self):
+        return self.batch_size
+
+    def _projection(self):
+        return self.projection
+
+    def _suffix(self):
+        if self.average is False:
+            return None
+        return 1.0 if self.average is True else float(self.average)
+
+
+class KernelPerceptron(_ResponseSolver):
+    """The kernel Perceptron: add y_i phi(x_i) whenever y_i f(x_i) <= 0.
+
+    The baseline of the SBP paper's experiments.  Runs the same compiled loop
+    as :class:`KernelPegasosClassifier` in its Perceptron mode: no
+    regularisation, no step size, no projection.  With ``average=True`` it is
+    the averaged Perceptron.
+
+    Parameters
+    ----------
+    kernel, gamma, coef0, degree : as :class:`KernelPegasosClassifier`
+    n_epochs : float > 0, default=1.0
+        Passes over the data.
+    sampling : {"permutation", "uniform", "cyclic"}, default="permutation"
+    average : bool, default=False
+    fit_intercept : bool, default=True
+        Adds ``intercept_scaling**2`` to the kernel.
+    intercept_scaling : float > 0, default=1.0
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, classes_,
+    n_iter_, n_kernel_evals_ : as :class:`KernelPegasosClassifier`
+    """
+
+    _mode = _ks.PERCEPTRON
+    _parameter_constraints: dict = {
+        **_KernelClassifier._parameter_constraints,
+        "n_epochs": [Interval(Real, 0, None, closed="neither")],
+        "sampling": [StrOptions(set(SAMPLING_MODES))],
+        "average": ["boolean"],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
+        sampling="permutation", average=False, fit_intercept=True, intercept_scaling=1.0,
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.n_epochs = n_epochs
+        self.sampling = sampling
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Run ``n_epochs`` Perceptron passes per one-vs-rest problem."""
+        return self._fit(X, y, sample_weight)
+
+    def _lam(self, n):
+        return 1.0  # unused in Perceptron mode
+
+    def _budget(self, n):
+        return max(1, math.ceil(self.n_epochs * n))
+
+    def _batch_size(self):
+        return 1
+
+    def _projection(self):
+        return False
+
+    def _suffix(self):
+        return 1.0 if self.average else None
+
+
+class SBPClassifier(_KernelClassifier):
+    r"""The Kernelized Stochastic Batch Perceptron (Cotter, Shalev-Shwartz & Srebro, 2012).
+
+    Maximises the margin under a budget on the total slack: over the unit
+    ball of the RKHS, :math:`\max_w \max_{\xi \ge 0, \sum\xi_i \le n\nu}
+    \min_i (y_i\langle w, \phi(x_i)\rangle + \xi_i)`.  For fixed :math:`w`
+    the inner problem is water filling: the lowest responses are raised to a
+    common level :math:`\kappa` with :math:`\sum_i \max(0, \kappa - c_i) =
+    n\nu`; the minimax-optimal distribution is uniform over the responses at
+    or below it.  Each iteration samples one of those, takes the step
+    :math:`1/(R\sqrt t)` (:math:`R^2 = \max_i K(x_i, x_i)`), updates every
+    response with one kernel column, projects onto the unit ball through the
+    maintained :math:`\|w\|^2`, and finds the new level (by sorting the n
+    responses).  The model returned is the averaged iterate rescaled so that
+    its water-level margin is 1 -- the usual hinge-loss form.
+
+    ``nu = 0`` is the Batch Perceptron (hard margin: the level is the smallest
+    response).  ``nu`` is not LIBSVM's nu: it is the average slack in margin
+    units, :math:`\nu = L_\lambda / \|w_\lambda\|` for the SVM solution
+    :math:`w_\lambda` of a given :math:`\lambda` (or ``C``) with average
+    hinge loss :math:`L_\lambda`.  :func:`nu_from_svm` computes it from an
+    SVM you trust, :func:`nu_for` trains one to get it.
+
+    Parameters
+    ----------
+    nu : float >= 0, default=0.1
+    kernel, gamma, coef0, degree : as :class:`sklearn.svm.SVC`
+    n_iter : int >= 1, default=None
+        Iterations (kernel columns); default: the number of samples.
+    average : bool, default=True
+        Return the average of all iterates (the algorithm's output), or the
+        last one.
+    fit_intercept : bool, default=False
+        The biased variant: an unregularised intercept, two water levels (one
+        per class, with as many points of each class at or below its level),
+        one positive and one negative sample per step (two kernel columns).
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, classes_
+        As :class:`sklearn.svm.SVC`.
+    margin_ : ndarray
+        The water level of the returned (unit-ball) iterate, per problem.
+    n_iter_ : int
+    n_kernel_evals_ : int
+    """
+
+    _parameter_constraints: dict = {
+        **_KernelClassifier._parameter_constraints,
+        "nu": [Interval(Real, 0, None, closed="left")],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "average": ["boolean"],
+        "fit_intercept": ["boolean"],
+    }
+
+    def __init__(
+        self, nu=0.1, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
+        average=True, fit_intercept=False, random_state=None,
+    ):
+        self.nu = nu
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.n_iter = n_iter
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit by ``n_iter`` SBP iterations per one-vs-rest problem."""
+        X, y = self._validate_xy(X, y, reset=True)
+        rows, sqnorm, diag, seeds = self._setup(X, y)
+        n = rows.n_rows
+        T = self.n_iter if self.n_iter is not None else n
+        radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
+        budget = n * float(self.nu)
+        avg_start = 1 if self.average else np.iinfo(np.int64).max
+        coefs, intercepts, margins, evals = [], [], [], 0
+        for c, target in enumerate(self._binary_targets(y)):
+            if self.fit_intercept and (np.all(target > 0) or np.all(target < 0)):
+                raise ValueError("the biased SBP needs both classes in every problem")
+            rng = np.random.default_rng(seeds[c])
+            a, r, a_sum, r_sum, col = (np.zeros(n) for _ in range(5))
+            if self.fit_intercept:
+                scal = np.zeros(4)
+                _, e = _ks.sbp_biased_steps(
+                    rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(2 * T), 1,
+                    radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
+                    np.zeros(n),
+                )
+                n_avg = scal[3]
+            else:
+                scal = np.zeros(3)
+                scal[1] = float(self.nu)  # the level of all-zero responses
+                _, e = _ks.sbp_steps(
+                    rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(T), 1,
+                    radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
+                    np.zeros(n),
+                )
+                n_avg = scal[2]
+            evals += e
+            if n_avg > 0:
+                a, r, scale = a_sum, r_sum, n_avg
+            else:
+                scale = 1.0
+            if self.fit_intercept:
+                pos = target > 0
+                kappa, b, _ = _ks.water_levels_biased(r[pos], -r[~pos], budget * scale)
+            else:
+                kappa, b = _ks.water_level(target * r, budget * scale), 0.0
+            if not kappa > 0:
+                raise ValueError(
+                    f"The SBP found no positive margin (water level {kappa / scale:.3g}) for "
+                    f"nu={self.nu}: the budget cannot separate the data; increase nu or n_iter."
+                )
+            coefs.append(a / kappa)
+            intercepts.append(b / kappa)
+            margins.append(kappa / scale)
+        self._set_support(X, coefs, intercepts)
+        self.margin_ = np.asarray(margins)
+        self.n_kernel_evals_ = int(evals)
+        self.n_iter_ = int(T)
+        return self
+
+
+def nu_from_svm(model, X, y):
+    """The SBP's ``nu`` that matches a fitted binary SVM: L / ||w||.
+
+    ``model`` is a binary estimator of this module (or any with ``support_``,
+    ``dual_coef_``, ``intercept_`` and ``decision_function``) fitted on
+    ``(X, y)``.  L is its average hinge loss on ``(X, y)`` and ||w|| the RKHS
+    norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
+    evaluations).  See section 2.2 of the project's notes: on the SVM's
+    Pareto front the SBP optimum is ``w / ||w||`` with margin ``1 / ||w||``.
+    """
+    X, y = validate_data(model, X, y, accept_sparse="csr", dtype=np.float64, reset=False)
+    target = np.where(y == model.classes_[1], 1.0, -1.0)
+    hinge = np.maximum(0.0, 1.0 - target * model.decision_function(X)).mean()
+    sv = model.support_vectors_ if model.kernel != "precomputed" else None
+    coef = np.ascontiguousarray(model.dual_coef_[:1])
+    if sv is None:
+        gram = X[np.ix_(model.support_, model.support_)]
+        w2 = float(coef[0] @ gram @ coef[0])
+    else:
+        rows = as_rows(sv)
+        sq = row_sqnorms(rows.kernel, rows.n_rows)
+        f = np.empty((rows.n_rows, 1))
+        _kern.kernel_decision(rows.kernel, sq, rows.kernel, sq, X.shape[1], coef,
+                              *model._kargs, f)
+        w2 = float(coef[0] @ f[:, 0])
+    return float(hinge / math.sqrt(w2)) if w2 > 0 else float("inf")
+
+
+def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
+           n_epochs=5.0, random_state=0):
+    """``nu`` for the SBP from the ``C`` (or lambda) you know.
+
+    Trains a :class:`KernelPegasosClassifier` without intercept for that C
+    and kernel on (X, y) -- binary labels -- and returns :func:`nu_from_svm`
+    of it.  This costs about one kernel Pegasos fit; the SBP then solves the
+    same SVM in its own parameterisation.
+    """
+    model = KernelPegasosClassifier(
+        lam=lam, C=C if lam is None else None, kernel=kernel, gamma=gamma, coef0=coef0,
+        degree=degree, n_epochs=n_epochs, fit_intercept=False, random_state=random_state,
+    ).fit(X, y)
+    return nu_from_svm(model, X, y)
