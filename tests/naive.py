@@ -79,3 +79,65 @@ def svm_primal(X, y, w, b, lam, sw=None, bias_mode=None, bias_feature=1.0):
     hinge = np.maximum(0.0, 1.0 - y * (X @ w + b))
     reg = w @ w + ((b / bias_feature) ** 2 if bias_mode == "augment" else 0.0)
     return 0.5 * lam * reg + np.mean(sw * hinge)
+
+
+def kernel_pegasos(K, y, lam, order, *, projection=True, avg_from=None, bias2=0.0):
+    """Kernel Pegasos (k = 1) on an explicit Gram matrix, in the dual.
+
+    w_t = sum_l beta_l phi(x_l); the margin is (K beta)_i; the step
+    beta <- (1 - 1/t) beta + 1/(lam t) y_i e_i on a violation; projection
+    rescales beta to ||w|| = sqrt(beta^T K beta) <= 1/sqrt(lam).  ``bias2``
+    is added to K (the augmented intercept).  Returns the coefficients of
+    the last (or averaged) iterate.
+    """
+    K = np.asarray(K, dtype=float) + bias2
+    n = len(y)
+    beta = np.zeros(n)
+    total = np.zeros(n)
+    n_avg = 0
+    for t, i in enumerate(order, start=1):
+        violated = y[i] * (K[i] @ beta) < 1.0
+        beta = (1.0 - 1.0 / t) * beta
+        if violated:
+            beta[i] += y[i] / (lam * t)
+        if projection:
+            norm = np.sqrt(max(beta @ K @ beta, 0.0))
+            if norm > 1.0 / np.sqrt(lam):
+                beta = beta / (norm * np.sqrt(lam))
+        if avg_from is not None and t >= avg_from:
+            total += beta
+            n_avg += 1
+    return total / n_avg if n_avg else beta
+
+
+def water_level(c, budget):
+    """The level kappa with sum_i max(0, kappa - c_i) = budget, by bisection."""
+    c = np.asarray(c, dtype=float)
+    lo, hi = c.min(), c.max() + budget / len(c) + 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if np.sum(np.maximum(0.0, mid - c)) > budget:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def sbp_step(K, y, a, t, radius, budget, u):
+    """One unbiased SBP step from coefficients ``a`` (w = sum a_l phi(x_l)).
+
+    The candidates are the points whose response y_j (K a)_j is at or below
+    the water level of the current responses; ``u`` in [0, 1) picks one in
+    index order.  Returns the new coefficients.
+    """
+    K = np.asarray(K, dtype=float)
+    margins = y * (K @ a)
+    kappa = water_level(margins, budget)
+    candidates = np.flatnonzero(margins <= kappa + 1e-12)
+    i = candidates[min(int(u * len(candidates)), len(candidates) - 1)]
+    a = a.copy()
+    a[i] += y[i] / (radius * np.sqrt(t))
+    norm = np.sqrt(a @ K @ a)
+    if norm > 1.0:
+        a = a / norm
+    return a
