@@ -172,7 +172,10 @@ def water_level(c, budget):
     n = order.shape[0]
     for m in range(1, n + 1):
         total += order[m - 1]
-        level = (budget + total) / m
+        top = order[m - 1]
+        # anchored at the highest filled value (as issvm does): exact for a
+        # zero budget, and no cancellation in (budget + total) / m
+        level = top + (budget - (m * top - total)) / m
         if m == n or level <= order[m]:
             return level
     return np.inf  # unreachable for n >= 1
@@ -195,6 +198,7 @@ def water_level_select(c, budget, work):
     lo, hi = 0, n
     count = 0.0
     total = 0.0
+    top = 0.0
     state = np.uint64(0x9E3779B97F4A7C15)
     while lo < hi:
         state ^= state << np.uint64(13)
@@ -223,10 +227,11 @@ def water_level_select(c, budget, work):
         if m * pivot - (total + part) <= budget:
             count = m
             total += part
+            top = pivot
             lo = gt
         else:
             hi = lt
-    return (budget + total) / count
+    return top + (budget - (count * top - total)) / count
 
 
 @njit

@@ -1,0 +1,272 @@
+"""The kernel engine and the kernel solvers: references, properties, real data."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from pegasos import (
+    KernelPegasosClassifier,
+    KernelPerceptron,
+    PegasosClassifier,
+    SBPClassifier,
+    nu_for,
+)
+from pegasos._numba import kernel_solvers as ks
+from pegasos._numba import kernels as kern
+from pegasos._numba.linear import row_sqnorms
+from pegasos._rows import as_rows
+
+from . import naive
+from .conftest import make_binary
+
+KERNEL_CASES = [
+    ("linear", {}),
+    ("rbf", {"gamma": 0.3}),
+    ("poly", {"gamma": 0.5, "coef0": 1.0, "degree": 3}),
+    ("sigmoid", {"gamma": 0.1, "coef0": 0.5}),
+]
+
+
+def _args(name, kw):
+    return kern.__dict__[name.upper()], kw.get("gamma", 1.0), kw.get("coef0", 0.0), kw.get("degree", 3)
+
+
+@pytest.mark.parametrize("name, kw", KERNEL_CASES, ids=[c[0] for c in KERNEL_CASES])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_kernel_column_and_decision_match_pairwise_kernels(name, kw, sparse):
+    X, _ = make_binary(n=40, d=7, density=0.5, seed=30)
+    Z, _ = make_binary(n=9, d=7, density=0.5, seed=31)
+    ref = pairwise_kernels(X, X, metric=name, **kw)
+    rows = as_rows(sp.csr_matrix(X) if sparse else X)
+    sq = row_sqnorms(rows.kernel, rows.n_rows)
+    out = np.empty(40)
+    for i in (0, 17, 39):
+        kern.kernel_column(rows.kernel, 7, i, sq, *_args(name, kw), out)
+        np.testing.assert_allclose(out, ref[:, i], rtol=1e-12, atol=1e-12)
+    coef = np.random.default_rng(0).standard_normal((2, 40))
+    z_rows = as_rows(sp.csr_matrix(Z) if sparse else Z)
+    scores = np.empty((9, 2))
+    kern.kernel_decision(
+        z_rows.kernel, row_sqnorms(z_rows.kernel, 9), rows.kernel, sq, 7, coef, *_args(name, kw),
+        scores,
+    )
+    np.testing.assert_allclose(scores, pairwise_kernels(Z, X, metric=name, **kw) @ coef.T,
+                               rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("projection", [True, False])
+@pytest.mark.parametrize("average", [False, 0.4], ids=["last", "suffix"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_kernel_pegasos_matches_the_reference(projection, average, bias):
+    X, y = make_binary(n=35, d=4, seed=32)
+    lam, T = 0.02, 400
+    clf = KernelPegasosClassifier(
+        lam=lam, gamma=0.5, n_iter=T, sampling="cyclic", projection=projection, average=average,
+        fit_intercept=bias, intercept_scaling=1.5,
+    ).fit(X, y)
+    avg_from = None if average is False else T - int(np.ceil(average * T)) + 1
+    beta = naive.kernel_pegasos(
+        pairwise_kernels(X, metric="rbf", gamma=0.5), y, lam, np.arange(T) % len(y),
+        projection=projection, avg_from=avg_from, bias2=1.5**2 if bias else 0.0,
+    )
+    got = np.zeros(len(y))
+    got[clf.support_] = clf.dual_coef_[0]
+    np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
+    expected_b = 1.5**2 * beta.sum() if bias else 0.0
+    assert clf.intercept_[0] == pytest.approx(expected_b, abs=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_linear_kernel_pegasos_is_linear_pegasos(sparse):
+    X, y = make_binary(n=50, d=6, density=0.6, seed=33)
+    Xs = sp.csr_matrix(X) if sparse else X
+    params = dict(lam=0.03, n_iter=500, sampling="cyclic", intercept_scaling=2.0)
+    kp = KernelPegasosClassifier(kernel="linear", **params).fit(Xs, y)
+    lp = PegasosClassifier(**params).fit(Xs, y)
+    np.testing.assert_allclose(kp.dual_coef_[0] @ X[kp.support_], lp.coef_[0], atol=1e-12)
+    np.testing.assert_allclose(kp.decision_function(Xs), lp.decision_function(Xs), atol=1e-11)
+
+
+def test_precomputed_kernel_gives_the_same_model():
+    X, y = make_binary(n=40, d=5, seed=34)
+    Z, _ = make_binary(n=10, d=5, seed=35)
+    for est in (
+        KernelPegasosClassifier(C=3.0, gamma=0.4, random_state=0),
+        SBPClassifier(0.05, gamma=0.4, random_state=0),
+        KernelPerceptron(gamma=0.4, random_state=0),
+    ):
+        a = est.fit(X, y)
+        scores = a.decision_function(Z)
+        b = est.set_params(kernel="precomputed").fit(pairwise_kernels(X, metric="rbf", gamma=0.4), y)
+        np.testing.assert_allclose(
+            b.decision_function(pairwise_kernels(Z, X, metric="rbf", gamma=0.4)), scores,
+            rtol=1e-10, atol=1e-10,
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.integers(-5, 5) | st.floats(-1e3, 1e3), min_size=1, max_size=40),
+    nu=st.sampled_from([0.0, 0.01, 0.3, 2.0]),
+)
+def test_water_level_spends_exactly_the_budget(values, nu):
+    c = np.asarray(values, dtype=float)
+    budget = len(c) * nu
+    for level in (ks.water_level(c, budget), ks.water_level_select(c, budget, np.empty(len(c)))):
+        spent = np.sum(np.maximum(0.0, level - c))
+        assert spent == pytest.approx(budget, abs=1e-9 * max(1.0, np.abs(c).max()))
+        if nu == 0.0:
+            assert level == c.min()
+    assert ks.water_level_select(c, budget, np.empty(len(c))) == pytest.approx(
+        ks.water_level(c, budget), abs=1e-9 * max(1.0, np.abs(c).max())
+    )
+
+
+def test_water_level_of_equal_values_and_against_bisection():
+    assert ks.water_level(np.full(5, 2.0), 5.0) == pytest.approx(3.0)
+    assert ks.water_level_select(np.full(5, 2.0), 0.0, np.empty(5)) == 2.0
+    c = np.random.default_rng(1).standard_normal(30)
+    assert ks.water_level(c, 4.0) == pytest.approx(naive.water_level(c, 4.0), abs=1e-10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(st.floats(-100, 100), min_size=2, max_size=30),
+    signs=st.lists(st.booleans(), min_size=2, max_size=30),
+    nu=st.sampled_from([0.0, 0.05, 1.0]),
+)
+def test_biased_water_levels_balance_the_classes(values, signs, nu):
+    n = min(len(values), len(signs))
+    r = np.asarray(values[:n])
+    y = np.where(np.asarray(signs[:n]), 1.0, -1.0)
+    if np.all(y > 0) or np.all(y < 0):
+        y[0] = -y[0]
+    budget = n * nu
+    kappa, b, m = ks.water_levels_biased(r[y > 0], -r[y < 0], budget)
+    slack = np.maximum(0.0, kappa - y * (r + b))
+    assert slack.sum() == pytest.approx(budget, abs=1e-9 * max(1.0, np.abs(r).max()))
+    tol = 1e-9 * max(1.0, np.abs(r).max())
+    assert np.sum(y[slack > tol] > 0) <= m and np.sum(y[slack > tol] < 0) <= m
+
+
+def test_one_sbp_step_matches_the_reference():
+    X, y = make_binary(n=30, d=4, seed=36)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.7)
+    rows = as_rows(X)
+    sq = row_sqnorms(rows.kernel, 30)
+    diag = np.ones(30)
+    nu, radius = 0.2, 1.0
+    a, r, a_sum, r_sum, col, work = (np.zeros(30) for _ in range(6))
+    scal = np.array([0.0, nu, 0.0])
+    draws = np.random.default_rng(2).random(8)
+    t, _ = ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[:7], 1, radius, 30 * nu,
+                        kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work)
+    np.testing.assert_allclose(r, K @ a, atol=1e-12)  # responses kept exactly
+    expected = naive.sbp_step(K, y, a, t, radius, 30 * nu, draws[7])
+    ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[7:], t, radius, 30 * nu,
+                 kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work)
+    np.testing.assert_allclose(a, expected, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KernelPegasosClassifier(C=10.0, gamma=1.0, random_state=0),
+        lambda: SBPClassifier(0.02, gamma=1.0, n_iter=1500, random_state=0),
+        lambda: SBPClassifier(0.02, gamma=1.0, n_iter=1500, fit_intercept=True, random_state=0),
+        lambda: KernelPerceptron(gamma=1.0, n_epochs=3, random_state=0),
+    ],
+    ids=["kernel-pegasos", "sbp", "sbp-biased", "perceptron"],
+)
+def test_estimators_on_moons_dense_and_sparse(make):
+    from sklearn.datasets import make_moons
+    from sklearn.svm import SVC
+
+    X, y = make_moons(300, noise=0.2, random_state=0)
+    Xt, yt = make_moons(600, noise=0.2, random_state=1)
+    svc = SVC(C=10.0, gamma=1.0).fit(X, y).score(Xt, yt)
+    dense = make().fit(X, y)
+    sparse = make().fit(sp.csr_matrix(X), y)
+    assert dense.score(Xt, yt) >= svc - 0.06
+    np.testing.assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-12, atol=1e-12)
+    again = make().fit(X, y)
+    assert np.array_equal(again.dual_coef_, dense.dual_coef_)  # same seed, same model
+    # SVC-style attributes reproduce the decision function
+    by_hand = (
+        dense.dual_coef_ @ pairwise_kernels(dense.support_vectors_, Xt, metric="rbf", gamma=1.0)
+        + dense.intercept_[:, None]
+    )
+    np.testing.assert_allclose(dense.decision_function(Xt), by_hand[0], rtol=1e-9, atol=1e-9)
+    assert dense.n_kernel_evals_ > 0 and dense.n_kernel_evals_ % len(y) == 0
+
+
+def test_multiclass_one_vs_rest():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    for est in (
+        KernelPegasosClassifier(C=10.0, random_state=0),
+        SBPClassifier(0.05, n_iter=600, random_state=0),
+        KernelPerceptron(n_epochs=3, random_state=0),
+    ):
+        est.fit(X, y)
+        assert est.dual_coef_.shape == (3, len(est.support_))
+        assert est.decision_function(X).shape == (150, 3)
+        assert est.score(X, y) > 0.9, type(est).__name__
+
+
+def test_nu_for_matches_the_svm_margin():
+    X, y = make_binary(n=80, d=3, seed=37)
+    nu = nu_for(X, y, C=5.0, gamma=0.5)
+    assert 0 < nu < 1
+    model = SBPClassifier(nu, gamma=0.5, n_iter=3000, random_state=0).fit(X, y)
+    ref = KernelPegasosClassifier(C=5.0, gamma=0.5, fit_intercept=False, n_epochs=5,
+                                  random_state=0).fit(X, y)
+    assert np.mean(model.predict(X) == ref.predict(X)) > 0.9
+
+
+@pytest.mark.parametrize(
+    "est, X_kind, match",
+    [
+        (SBPClassifier(nu=-1.0), "dense", r"'nu' parameter of SBPClassifier must be a float in the range \[0(\.0)?, inf\)"),
+        (KernelPegasosClassifier(lam=1.0, C=1.0), "dense", r"Give either lam or C, not both"),
+        (KernelPegasosClassifier(kernel="precomputed"), "rect", r"must be the square Gram matrix"),
+        (KernelPegasosClassifier(kernel="cosine"), "dense", r"'kernel' parameter .* Got 'cosine'"),
+        (KernelPerceptron(gamma=0.0), "dense", r"'gamma' parameter"),
+    ],
+)
+def test_bad_parameters_and_inputs(est, X_kind, match):
+    X, y = make_binary(n=20, d=3, seed=38)
+    if X_kind == "rect":
+        X = np.ones((20, 5))
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+def test_sbp_without_a_positive_margin_says_so():
+    X = np.array([[0.0], [0.0], [0.0], [0.0]])
+    y = np.array([1, -1, 1, -1])
+    with pytest.raises(ValueError, match=r"found no positive margin .* increase nu"):
+        SBPClassifier(nu=0.0, kernel="linear", n_iter=20).fit(X, y)
+
+
+@pytest.mark.slow
+def test_ijcnn1_sample_within_a_point_of_svc():
+    """The issue's acceptance test: a fixed 10,000-row sample, rbf gamma=1, C=10."""
+    from sklearn.svm import SVC
+
+    from .conftest import load_shared
+
+    X, y = load_shared("ijcnn1.trn.bz2")
+    Xt, yt = load_shared("ijcnn1.tst.bz2", n_features=X.shape[1])
+    idx = np.random.default_rng(0).choice(X.shape[0], 10_000, replace=False)
+    Xs, ys, Xt = X[idx].toarray(), y[idx], Xt.toarray()
+    svc = SVC(C=10.0, gamma=1.0).fit(Xs, ys).score(Xt, yt)
+    kp = KernelPegasosClassifier(C=10.0, gamma=1.0, random_state=0).fit(Xs, ys)
+    assert kp.score(Xt, yt) >= svc - 0.01
+    nu = nu_for(Xs, ys, C=10.0, gamma=1.0)
+    sbp = SBPClassifier(nu, gamma=1.0, random_state=0).fit(Xs, ys)
+    assert sbp.score(Xt, yt) >= svc - 0.01
