@@ -275,3 +275,55 @@ def test_demo_rejects_bad_lambda(capsys):
         main(["demo", "--lam", "-1"])
     assert exc.value.code == 2
     assert "--lam must be > 0; got -1.0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "solver, options, make",
+    [
+        ("kernel-pegasos", ["-c", "10", "-g", "0.5", "--epochs", "3"],
+         lambda n: __import__("pegasos").KernelPegasosClassifier(
+             lam=1.0 / (10 * n), gamma=0.5, n_epochs=3, random_state=0)),
+        ("sbp", ["-n", "0.05", "-t", "2", "-g", "0.5", "--iter", "300"],
+         lambda n: __import__("pegasos").SBPClassifier(0.05, gamma=0.5, n_iter=300, random_state=0)),
+        ("perceptron", ["-t", "poly", "-d", "2", "-g", "0.5", "--epochs", "2"],
+         lambda n: __import__("pegasos").KernelPerceptron(
+             kernel="poly", degree=2, gamma=0.5, n_epochs=2, random_state=0)),
+    ],
+)
+def test_kernel_solvers_round_trip(files, capsys, solver, options, make):
+    tmp, train, test = files
+    model = str(tmp / f"{solver}.model")
+    assert main(["train", "-q", "-s", solver, "--seed", "0", *options, train, model]) == 0
+    out = str(tmp / f"{solver}.pred")
+    assert main(["predict", "-q", test, model, out]) == 0
+    X, y = load_svmlight(train)
+    Xt, _ = load_svmlight(test, n_features=X.shape[1])
+    expected = make(X.shape[0]).fit(X, y).predict(Xt)
+    np.testing.assert_array_equal(np.loadtxt(out), expected)
+    assert type(load_model(model)).__name__ == type(make(1)).__name__
+
+
+def test_kernel_options_are_checked(files, capsys):
+    _, train, _ = files
+    for argv, message in [
+        (["-t", "rbf"], "-t/--kernel needs a kernel solver"),
+        (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid or 0-3; got 'cosine'"),
+        (["-s", "sbp", "-g", "-1"], "-g must be > 0, 'scale' or 'auto'; got '-1'"),
+        (["-s", "sbp", "--plot", "x.png"], "--plot draws the training curves of -s pegasos"),
+        (["-s", "sbp", "--balanced"], "-w/--balanced are not available with -s sbp"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main(["train", *argv, train, os.devnull])
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_sbp_nu_defaults_to_the_one_matching_C(files, capsys):
+    from pegasos import nu_for
+
+    _, train, _ = files
+    assert main(["train", "--json", "-s", "sbp", "-c", "5", "-g", "0.5", "--iter", "200", train,
+                 os.devnull]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    X, y = load_svmlight(train)
+    assert summary["nu"] == pytest.approx(nu_for(X, y, C=5.0, gamma=0.5, random_state=0))

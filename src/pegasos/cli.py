@@ -23,7 +23,8 @@ from .datasets import DataFormatError, load_svmlight
 from .model_io import ModelFileError, load_model, save_model
 
 DEMO_DATASETS = ("breast_cancer", "digits")
-SOLVERS = ("pegasos",)  # the kernel solvers join when they exist
+SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron")
+KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
 _CHECKS_FOR_PLOT = 20  # objective evaluations over a traced run
 
 
@@ -43,7 +44,18 @@ def _train_parser(sub):
     )
     p.add_argument("data", metavar="DATA")
     p.add_argument("model", metavar="MODEL", nargs="?")
-    p.add_argument("-s", "--solver", choices=SOLVERS, default="pegasos")
+    p.add_argument("-s", "--solver", choices=SOLVERS, default="pegasos",
+                   help="pegasos (linear, default), kernel-pegasos, sbp (stochastic batch "
+                   "perceptron) or perceptron (kernel perceptron)")
+    p.add_argument("-t", "--kernel", default=None, metavar="KERNEL",
+                   help="kernel of the kernel solvers: linear, poly, rbf (default), sigmoid, or "
+                   "LIBSVM's numbers 0-3")
+    p.add_argument("-g", "--gamma", default="scale", metavar="GAMMA",
+                   help="kernel gamma, or 'scale'/'auto' as in SVC (default scale)")
+    p.add_argument("-r", "--coef0", type=float, default=0.0)
+    p.add_argument("-d", "--degree", type=int, default=3)
+    p.add_argument("-n", "--nu", type=float, default=None,
+                   help="SBP's slack budget nu (default: derived from C with pegasos.nu_for)")
     reg = p.add_mutually_exclusive_group()
     reg.add_argument("-c", "--cost", type=float, metavar="C",
                      help="LIBLINEAR's C: lambda = 1 / (C * n) (default: C = 1)")
@@ -58,7 +70,9 @@ def _train_parser(sub):
     budget.add_argument("--iter", type=int, metavar="T",
                         help="Pegasos iterations (default: ceil(10 / lambda))")
     budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
-    p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default="uniform")
+    p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
+                   help="sample order (default: the solver's own; uniform for Pegasos, "
+                   "permutation for the perceptron)")
     p.add_argument("--average", default="0.5", metavar="A",
                    help="output: 'last', 'all', or the fraction of last iterates averaged "
                    "(default 0.5)")
@@ -113,6 +127,54 @@ def _class_weights(args, parser):
     return weights
 
 
+def _kernel_params(args, parser):
+    kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
+    if kernel not in ("linear", "poly", "rbf", "sigmoid"):
+        parser.error(f"-t must be linear, poly, rbf, sigmoid or 0-3; got {args.kernel!r}")
+    gamma = args.gamma
+    if gamma not in ("scale", "auto"):
+        try:
+            gamma = float(gamma)
+        except ValueError:
+            gamma = -1.0
+        if not gamma > 0:
+            parser.error(f"-g must be > 0, 'scale' or 'auto'; got {args.gamma!r}")
+    if args.degree < 0:
+        parser.error(f"-d must be >= 0; got {args.degree}")
+    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree}
+
+
+def _kernel_estimator(args, parser, n, lam, average, class_weight):
+    from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+
+    kw = _kernel_params(args, parser)
+    if args.solver == "kernel-pegasos":
+        return KernelPegasosClassifier(
+            lam=lam, n_iter=args.iter, n_epochs=args.epochs, batch_size=args.batch_size,
+            sampling=args.sampling or "uniform", projection=not args.no_projection,
+            average=average,
+            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
+            class_weight=class_weight, random_state=args.seed, **kw,
+        )
+    if class_weight is not None:
+        parser.error(f"-w/--balanced are not available with -s {args.solver}")
+    if args.solver == "perceptron":
+        epochs = args.epochs if args.epochs else (args.iter / n if args.iter else 1.0)
+        return KernelPerceptron(
+            n_epochs=epochs, sampling=args.sampling or "permutation",
+            average=average is not False,
+            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
+            random_state=args.seed, **kw,
+        )
+    if args.nu is not None and not args.nu >= 0:
+        parser.error(f"-n must be >= 0; got {args.nu}")
+    n_iter = args.iter or (math.ceil(args.epochs * n) if args.epochs else None)
+    return SBPClassifier(
+        nu=args.nu if args.nu is not None else 0.1, n_iter=n_iter, average=average is not False,
+        fit_intercept=args.unregularized_bias, random_state=args.seed, **kw,
+    )
+
+
 def _estimator(args, parser, n):
     from .linear import PegasosClassifier
 
@@ -130,12 +192,18 @@ def _estimator(args, parser, n):
     if not (args.bias > 0 or args.bias == -1):
         parser.error(f"-B must be > 0, or -1 for no intercept; got {args.bias}")
     lam = args.lam if args.lam is not None else 1.0 / ((args.cost or 1.0) * n)
+    if args.solver != "pegasos":
+        return _kernel_estimator(
+            args, parser, n, lam, _average(args.average, parser), _class_weights(args, parser)
+        )
+    if args.kernel is not None:
+        parser.error("-t/--kernel needs a kernel solver: -s kernel-pegasos, sbp or perceptron")
     return PegasosClassifier(
         lam=lam,
         n_iter=args.iter,
         n_epochs=args.epochs,
         batch_size=args.batch_size,
-        sampling=args.sampling,
+        sampling=args.sampling or "uniform",
         projection=not args.no_projection,
         average=_average(args.average, parser),
         fit_intercept=args.bias != -1 or args.unregularized_bias,
@@ -200,8 +268,18 @@ def _train(args, parser):
         raise _Failure(f"{args.data}: all examples have the label {_label(classes[0])}; "
                        "training needs at least 2 classes")
     est = _estimator(args, parser, X.shape[0])
+    if args.solver == "sbp" and args.nu is None:
+        from .kernel import nu_for
+
+        est.set_params(nu=_nu_from_c(nu_for, args, X, y, est))
     if args.cv is not None:
         return _cross_validate(args, parser, est, X, y)
+    if args.solver != "pegasos":
+        if args.plot:
+            parser.error("--plot draws the training curves of -s pegasos; for the kernel "
+                         "solvers, benchmarks/bench_kernel.py plots test error against "
+                         "kernel evaluations")
+        return _train_kernel(args, est, X, y)
     X_test = y_test = None
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
@@ -253,6 +331,62 @@ def _train(args, parser):
             summary["plot"] = args.plot
     _report_train(args, summary)
     return 0
+
+
+def _nu_from_c(nu_for, args, X, y, est):
+    """SBP's nu from the C (or lambda) given, via a kernel Pegasos fit (binary data)."""
+    classes = np.unique(y)
+    target = y if len(classes) == 2 else np.where(y == classes[0], 1.0, -1.0)
+    return nu_for(
+        X, target, C=None if args.lam else (args.cost or 1.0), lam=args.lam,
+        kernel=est.kernel, gamma=est.gamma, coef0=est.coef0, degree=est.degree,
+        random_state=args.seed,
+    )
+
+
+def _train_kernel(args, est, X, y):
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+    tic = time.perf_counter()
+    est.fit(X, y)
+    seconds = time.perf_counter() - tic
+    model_path = args.model or os.path.basename(args.data) + ".model"
+    save_model(est, model_path)
+    summary = {
+        "data": args.data, "model": model_path, "solver": args.solver,
+        "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+        "classes": [_label(c) for c in est.classes_], "kernel": est.kernel, "gamma": est.gamma_,
+        "iterations": est.n_iter_, "support_vectors": int(len(est.support_)),
+        "kernel_evaluations": est.n_kernel_evals_, "seconds": seconds,
+        "training_accuracy": float(est.score(X, y)),
+    }
+    if args.solver == "sbp":
+        summary["nu"] = est.nu
+    if X_test is not None:
+        summary["test_accuracy"] = float(est.score(X_test, y_test))
+    if args.json:
+        _print_json(summary)
+    elif not args.quiet:
+        print(_kernel_summary_text(summary))
+    return 0
+
+
+def _kernel_summary_text(summary):
+    """Human-readable lines of a kernel training summary."""
+    lines = [
+        f"{summary['data']}: {summary['n_samples']} examples, {summary['n_features']} features, "
+        f"classes {', '.join(summary['classes'])}",
+        f"{summary['solver']} with the {summary['kernel']} kernel (gamma = {summary['gamma']:.6g})"
+        + (f", nu = {summary['nu']:.6g}" if "nu" in summary else "")
+        + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
+        f"evaluations, {summary['support_vectors']} support vectors, {summary['seconds']:.3f} s",
+        f"training accuracy = {100 * summary['training_accuracy']:.4f}%",
+    ]
+    if "test_accuracy" in summary:
+        lines.append(f"test accuracy = {100 * summary['test_accuracy']:.4f}%")
+    lines.append(f"model written to {summary['model']}")
+    return "\n".join(lines)
 
 
 def _average_start(est, T):

@@ -87,6 +87,11 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
             gamma = 1.0 / X.shape[1]
         return KERNELS[self.kernel], float(gamma), float(self.coef0), int(self.degree)
 
+    @property
+    def _kargs(self):
+        """(code, gamma, coef0, degree) of the fitted kernel, for the compiled code."""
+        return KERNELS[self.kernel], float(self.gamma_), float(self.coef0), int(self.degree)
+
     def _binary_targets(self, y):
         if len(self.classes_) == 2:
             return [np.where(y == self.classes_[1], 1.0, -1.0)]
@@ -101,8 +106,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
                 f"got only one class: {classes.tolist()[0]!r}."
             )
         self.classes_ = classes
-        self._kargs = self._kernel_args(X)
-        self._gamma = self._kargs[1]
+        self.gamma_ = self._kernel_args(X)[1]
         rows = as_rows(X)
         sqnorm = (
             np.zeros(rows.n_rows)
@@ -286,6 +290,8 @@ class KernelPegasosClassifier(_ResponseSolver):
     classes_ : ndarray
     n_iter_ : int
         Iterations per binary problem.
+    gamma_ : float
+        The kernel coefficient used ("scale"/"auto" resolved as in SVC).
     n_kernel_evals_ : int
         Kernel evaluations during training (n per violation, summed over the
         problems; the n diagonal values once).

@@ -11,7 +11,9 @@ entry, ``__meta__``, a JSON document::
 ``class_weight`` dict is kept as a list of pairs, and parameters that cannot
 be written, such as a ``RandomState`` instance or a callback, are recorded in
 ``dropped_params`` and restored to None).  ``attributes`` holds the fitted
-scalars.  Arrays are read with ``allow_pickle=False``: nothing in a model file
+scalars.  A sparse fitted matrix (the support vectors of sparse training
+data) is stored as its CSR arrays, ``NAME__csr_data``/``indices``/``indptr``/
+``shape``.  Arrays are read with ``allow_pickle=False``: nothing in a model file
 can run code, and a pickle is refused, never loaded.
 
 Writes go to a temporary file in the target's folder, are flushed to disk and
@@ -25,6 +27,7 @@ import zipfile
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._files import write_atomic
 
@@ -42,9 +45,14 @@ class ModelFileError(ValueError):
 
 
 def _estimators():
+    from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
     from .linear import PegasosClassifier
 
-    return {cls.__name__: cls for cls in (PegasosClassifier,)}
+    classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron)
+    return {cls.__name__: cls for cls in classes}
+
+
+_CSR_PARTS = ("data", "indices", "indptr", "shape")
 
 
 def _json_param(value):
@@ -104,7 +112,11 @@ def save_model(estimator, path):
     for key, value in vars(estimator).items():
         if not key.endswith("_") or key.startswith("_") or key in _NOT_SAVED:
             continue
-        if isinstance(value, np.ndarray):
+        if sp.issparse(value):  # e.g. support_vectors_ of sparse training data
+            value = sp.csr_matrix(value)
+            for part in _CSR_PARTS:
+                arrays[f"{key}__csr_{part}"] = np.asarray(getattr(value, part))
+        elif isinstance(value, np.ndarray):
             arrays[key] = _plain_array(key, value)
         else:
             jv, ok = _json_param(value)
@@ -171,6 +183,12 @@ def load_model(path):
     estimator = classes[meta["estimator"]](**params)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
+    for key in [k for k in arrays if k.endswith("__csr_data")]:
+        name = key[: -len("__csr_data")]
+        parts = {part: arrays.pop(f"{name}__csr_{part}") for part in _CSR_PARTS}
+        arrays[name] = sp.csr_matrix(
+            (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])
+        )
     for key, value in arrays.items():
         setattr(estimator, key, value)
     return estimator
