@@ -33,6 +33,7 @@ from ._numba.linear import row_sqnorms
 from ._rows import as_rows
 from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import Interval, StrOptions, _check_sample_weight, _fit_context
+from .linear import PEGASOS_CONSTRAINTS
 
 KERNELS = {
     "linear": _kern.LINEAR,
@@ -299,17 +300,7 @@ class KernelPegasosClassifier(_ResponseSolver):
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0, None, closed="neither"), None],
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "sampling": [StrOptions(set(SAMPLING_MODES))],
-        "projection": ["boolean"],
-        "average": ["boolean", Interval(Real, 0, 1, closed="right")],
-        "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        **PEGASOS_CONSTRAINTS,
     }
 
     def __init__(

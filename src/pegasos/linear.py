@@ -30,6 +30,22 @@ from .objective import gap_from_rows
 _BLOCK_DRAWS = 1 << 16
 
 
+#: The constraints of the parameters that linear and kernel Pegasos share.
+PEGASOS_CONSTRAINTS: dict = {
+    "lam": [Interval(Real, 0, None, closed="neither"), None],
+    "C": [Interval(Real, 0, None, closed="neither"), None],
+    "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "sampling": [StrOptions(set(SAMPLING_MODES))],
+    "projection": ["boolean"],
+    "average": ["boolean", Interval(Real, 0, 1, closed="right")],
+    "fit_intercept": ["boolean"],
+    "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+}
+
+
 class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
     r"""Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
 
@@ -196,21 +212,11 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "lam": [Interval(Real, 0, None, closed="neither"), None],
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "sampling": [StrOptions(set(SAMPLING_MODES))],
-        "projection": ["boolean"],
-        "average": ["boolean", Interval(Real, 0, 1, closed="right")],
-        "fit_intercept": ["boolean"],
+        **PEGASOS_CONSTRAINTS,
         "intercept_mode": [StrOptions({"augment", "unregularized"})],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "init": [StrOptions({"zero", "random"})],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
         "check_every": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "track_objective": ["boolean"],

@@ -280,6 +280,27 @@ def _pick_below(c, level, u):
 
 
 @njit
+def _project_unit_ball(w2, a, r):
+    """Scale coefficients and responses onto ||w|| <= 1; the new ||w||^2."""
+    if w2 <= 1.0:
+        return w2
+    f = 1.0 / math.sqrt(w2)
+    for j in range(a.shape[0]):
+        a[j] *= f
+        r[j] *= f
+    return 1.0
+
+
+@njit
+def _accumulate(a, r, a_sum, r_sum, n_avg):
+    """Add the iterate (coefficients and responses) to the running sums."""
+    for j in range(a.shape[0]):
+        a_sum[j] += a[j]
+        r_sum[j] += r[j]
+    return n_avg + 1.0
+
+
+@njit
 def sbp_steps(
     rows,
     n_features,
@@ -334,20 +355,12 @@ def sbp_steps(
         evals += n
         for j in range(n):
             r[j] += c * col[j]
-        if w2 > 1.0:
-            f = 1.0 / math.sqrt(w2)
-            for j in range(n):
-                a[j] *= f
-                r[j] *= f
-            w2 = 1.0
+        w2 = _project_unit_ball(w2, a, r)
         for j in range(n):
             margins[j] = y[j] * r[j]
         kappa = water_level_select(margins, budget, work)
         if t >= avg_start:
-            for j in range(n):
-                a_sum[j] += a[j]
-                r_sum[j] += r[j]
-            n_avg += 1.0
+            n_avg = _accumulate(a, r, a_sum, r_sum, n_avg)
         t += 1
     scal[0] = w2
     scal[1] = kappa
@@ -407,17 +420,9 @@ def sbp_biased_steps(
         a[ineg] -= eta
         for j in range(n):
             r[j] += eta * (col[j] - col2[j])
-        if w2 > 1.0:
-            f = 1.0 / math.sqrt(w2)
-            for j in range(n):
-                a[j] *= f
-                r[j] *= f
-            w2 = 1.0
+        w2 = _project_unit_ball(w2, a, r)
         if t >= avg_start:
-            for j in range(n):
-                a_sum[j] += a[j]
-                r_sum[j] += r[j]
-            n_avg += 1.0
+            n_avg = _accumulate(a, r, a_sum, r_sum, n_avg)
         t += 1
     kappa, b, m = water_levels_biased(r[pos], -r[neg], budget)
     scal[0] = w2
