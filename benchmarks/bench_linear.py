@@ -23,23 +23,16 @@ Writes ``benchmarks/results/linear.json`` and ``linear.md``.
 """
 
 import argparse
-import bz2
 import json
-import lzma
-import os
-import platform
 import statistics
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
+from common import HERE, SHARED_DATA, as_int32, environment, load
 
 from pegasos._files import write_atomic
-
-HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
 
 DATASETS = {
     # name: (train file, test file, lambda)
@@ -53,22 +46,6 @@ SUBOPT_TARGET = 0.01  # 1% relative suboptimality
 # no solver has converged yet, so all do full passes (LIBLINEAR stops early
 # and shrinks its working set once it nears convergence).
 PER_EXAMPLE_BUDGET = 8
-
-
-def load(path, n_features=None):
-    from sklearn.datasets import load_svmlight_file
-
-    opener = lzma.open if str(path).endswith(".xz") else bz2.open
-    with opener(path) as f:
-        return load_svmlight_file(f, n_features=n_features)
-
-
-def as_int32(X):
-    """LIBLINEAR's and SGD's wrappers refuse int64 CSR indices; Pegasos takes them."""
-    X = X.copy()
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    return X
 
 
 def solvers(lam, n, quick):
@@ -230,29 +207,6 @@ def _ratio(a, b):
     return None if a is None or b is None else a / b
 
 
-def environment(repeats, quick):
-    import numba
-    import scipy
-    import sklearn
-
-    import pegasos
-
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "numba": numba.__version__,
-        "pegasos": pegasos.__version__,
-        "repeats": repeats,
-        "quick": quick,
-        "seed": 0,
-    }
-
-
 def _fmt(x, spec=".3f"):
     return "not reached" if x is None else format(x, spec)
 
@@ -310,14 +264,14 @@ def markdown(result):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller budget grids")
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
     args = parser.parse_args(argv)
     result = {
-        "environment": environment(args.repeats, args.quick),
+        "environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
         "datasets": [bench_dataset(d, args.data_dir, args.repeats, args.quick) for d in args.datasets],
     }
     args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -18,11 +18,13 @@ support vectors.
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -479,7 +481,9 @@ class SBPClassifier(_KernelClassifier):
     support_, support_vectors_, dual_coef_, intercept_, n_support_, classes_
         As :class:`sklearn.svm.SVC`.
     margin_ : ndarray
-        The water level of the returned (unit-ball) iterate, per problem.
+        The water level of the averaged (unit-ball) iterate, per problem.  When
+        it is not positive (too few iterations for the budget nu), a
+        ConvergenceWarning is raised and the iterate is returned unscaled.
     n_iter_ : int
     n_kernel_evals_ : int
     """
@@ -549,13 +553,19 @@ class SBPClassifier(_KernelClassifier):
                 kappa, b, _ = _ks.water_levels_biased(r[pos], -r[~pos], budget * scale)
             else:
                 kappa, b = _ks.water_level(target * r, budget * scale), 0.0
-            if not kappa > 0:
-                raise ValueError(
-                    f"The SBP found no positive margin (water level {kappa / scale:.3g}) for "
-                    f"nu={self.nu}: the budget cannot separate the data; increase nu or n_iter."
+            if kappa > 0:
+                norm = kappa  # rescale: water-level margin 1, the hinge-loss form
+            else:
+                warnings.warn(
+                    f"The SBP's averaged iterate has no positive water-level margin "
+                    f"({kappa / scale:.3g}) for nu={self.nu} after {T} iterations, so it cannot be "
+                    "rescaled to margin 1 and is returned as it is (normalised by its number "
+                    "of iterates); increase n_iter or nu.",
+                    ConvergenceWarning,
                 )
-            coefs.append(a / kappa)
-            intercepts.append(b / kappa)
+                norm = scale
+            coefs.append(a / norm)
+            intercepts.append(b / norm)
             margins.append(kappa / scale)
         self._set_support(X, coefs, intercepts)
         self.margin_ = np.asarray(margins)
