@@ -162,12 +162,14 @@ def test_one_sbp_step_matches_the_reference():
     a, r, a_sum, r_sum, col, work = (np.zeros(30) for _ in range(6))
     scal = np.array([0.0, nu, 0.0])
     draws = np.random.default_rng(2).random(8)
+    no_cache = (np.empty((0, 30)), np.full(30, -1), np.full(0, -1), np.zeros(0, dtype=np.int64),
+                np.zeros(1, dtype=np.int64))
     t, _ = ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[:7], 1, radius, 30 * nu,
-                        kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work)
+                        kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work, no_cache)
     np.testing.assert_allclose(r, K @ a, atol=1e-12)  # responses kept exactly
     expected = naive.sbp_step(K, y, a, t, radius, 30 * nu, draws[7])
     ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[7:], t, radius, 30 * nu,
-                 kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work)
+                 kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work, no_cache)
     np.testing.assert_allclose(a, expected, rtol=0, atol=1e-10)
 
 
@@ -273,3 +275,34 @@ def test_ijcnn1_sample_within_a_point_of_svc():
     nu = nu_for(Xs, ys, C=10.0, gamma=1.0)
     sbp = SBPClassifier(nu, gamma=1.0, random_state=0).fit(Xs, ys)
     assert sbp.score(Xt, yt) >= svc - 0.01
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda c: KernelPegasosClassifier(C=10.0, gamma=1.0, n_epochs=3, cache_size=c, random_state=0),
+        lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, cache_size=c, random_state=0),
+        lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, fit_intercept=True, cache_size=c,
+                                random_state=0),
+        lambda c: KernelPerceptron(gamma=1.0, n_epochs=2, cache_size=c, random_state=0),
+    ],
+    ids=["kernel-pegasos", "sbp", "sbp-biased", "perceptron"],
+)
+def test_column_cache_saves_evaluations_not_accuracy(make):
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(400, noise=0.2, random_state=0)
+    none, tiny, full = (make(c).fit(X, y) for c in (0.0, 0.05, 200.0))
+    assert np.array_equal(none.dual_coef_, tiny.dual_coef_)
+    assert np.array_equal(none.dual_coef_, full.dual_coef_)
+    assert full.n_kernel_evals_ < tiny.n_kernel_evals_ <= none.n_kernel_evals_
+
+
+def test_a_cache_that_cannot_fit_is_refused(monkeypatch):
+    import pegasos.kernel as kernel_module
+
+    monkeypatch.setattr(kernel_module, "_available_memory", lambda: 10_000)
+    X, y = make_binary(n=100, d=3, seed=39)
+    with pytest.raises(ValueError, match=r"cache_size=200.0 MB asks for 100 kernel columns .* lower cache_size"):
+        SBPClassifier(random_state=0).fit(X, y)
+    SBPClassifier(cache_size=0, n_iter=50, random_state=0).fit(X, y)  # no cache, no check

@@ -9,6 +9,12 @@ few vectors of n floats per one-vs-rest problem plus the training data; with
 ``kernel="precomputed"`` the n x n Gram matrix you pass is the only large
 object (8 n^2 bytes: 20 GB for n = 50,000).
 
+``cache_size`` (MB, default 200 as SVC's) bounds a least-recently-used cache
+of kernel columns: a column met again (SBP samples among the lowest responses
+over and over; kernel Pegasos revisits violators every epoch) costs no kernel
+evaluation.  The models do not depend on it.  A cache larger than the memory
+available is refused with a clear error, not an out-of-memory kill.
+
 Fitted attributes follow :class:`sklearn.svm.SVC` for binary problems:
 ``support_``, ``support_vectors_``, ``dual_coef_`` (n_problems, n_SV) and
 ``intercept_``; the decision function is ``dual_coef_ @ K(support_vectors_,
@@ -18,6 +24,7 @@ support vectors.
 """
 
 import math
+import os
 import warnings
 from numbers import Integral, Real
 
@@ -54,6 +61,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
         "coef0": [Real],
         "degree": [Interval(Integral, 0, None, closed="left")],
+        "cache_size": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
 
@@ -121,6 +129,25 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
             np.iinfo(np.int32).max, size=len(self._binary_targets(y))
         )
         return rows, sqnorm, diag, seeds
+
+    def _column_cache(self, n):
+        """The LRU cache of kernel columns, ``cache_size`` MB at most (none if 0)."""
+        slots = min(n, int(self.cache_size * 2**20 // (8 * max(n, 1))))
+        need = slots * n * 8
+        available = _available_memory()
+        if available is not None and need > available:
+            raise ValueError(
+                f"cache_size={self.cache_size} MB asks for {slots} kernel columns of {n} "
+                f"values ({need / 2**20:.0f} MB), but only {available / 2**20:.0f} MB of memory "
+                "is available; lower cache_size (0 disables the cache)."
+            )
+        return (
+            np.empty((slots, n)),
+            np.full(n, -1, dtype=np.int64),
+            np.full(slots, -1, dtype=np.int64),
+            np.zeros(slots, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+        )
 
     # -- output --------------------------------------------------------------
 
@@ -214,12 +241,13 @@ class _ResponseSolver(_KernelClassifier):
             stream = IndexStream(self.sampling, n, np.random.default_rng(seeds[c]))
             t, done = 1, 0
             block = max(1, (1 << 16) // k)
+            cache = self._column_cache(n)
             while done < T:
                 steps = min(block, T - done)
                 t, e = _ks.kernel_pegasos_steps(
                     rows.kernel, rows.n_features, target, sw, sqnorm, diag_b,
                     stream.take(steps * k), k, t, lam, radius2, self._mode, *self._kargs,
-                    avg_start, a, g, u, scal, col, bias2,
+                    avg_start, a, g, u, scal, col, bias2, cache,
                 )
                 evals += e
                 done += steps
@@ -284,6 +312,8 @@ class KernelPegasosClassifier(_ResponseSolver):
         feature map, regularised like the rest, as LIBLINEAR's ``-B``).
     intercept_scaling : float > 0, default=1.0
     class_weight : dict or "balanced", default=None
+    cache_size : float >= 0, default=200.0
+        MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -309,8 +339,9 @@ class KernelPegasosClassifier(_ResponseSolver):
         self, lam=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
         n_iter=None, n_epochs=None, batch_size=1, sampling="uniform", projection=True,
         average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
-        random_state=None,
+        cache_size=200.0, random_state=None,
     ):
+        self.cache_size = cache_size
         self.lam = lam
         self.C = C
         self.kernel = kernel
@@ -382,6 +413,8 @@ class KernelPerceptron(_ResponseSolver):
     fit_intercept : bool, default=True
         Adds ``intercept_scaling**2`` to the kernel.
     intercept_scaling : float > 0, default=1.0
+    cache_size : float >= 0, default=200.0
+        MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -403,8 +436,9 @@ class KernelPerceptron(_ResponseSolver):
     def __init__(
         self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
         sampling="permutation", average=True, fit_intercept=True, intercept_scaling=1.0,
-        random_state=None,
+        cache_size=200.0, random_state=None,
     ):
+        self.cache_size = cache_size
         self.kernel = kernel
         self.gamma = gamma
         self.coef0 = coef0
@@ -474,6 +508,8 @@ class SBPClassifier(_KernelClassifier):
         The biased variant: an unregularised intercept, two water levels (one
         per class, with as many points of each class at or below its level),
         one positive and one negative sample per step (two kernel columns).
+    cache_size : float >= 0, default=200.0
+        MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -498,8 +534,9 @@ class SBPClassifier(_KernelClassifier):
 
     def __init__(
         self, nu=0.1, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
-        average=True, fit_intercept=False, random_state=None,
+        average=True, fit_intercept=False, cache_size=200.0, random_state=None,
     ):
+        self.cache_size = cache_size
         self.nu = nu
         self.kernel = kernel
         self.gamma = gamma
@@ -531,7 +568,7 @@ class SBPClassifier(_KernelClassifier):
                 _, e = _ks.sbp_biased_steps(
                     rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(2 * T), 1,
                     radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
-                    np.zeros(n),
+                    np.zeros(n), self._column_cache(n),
                 )
                 n_avg = scal[3]
             else:
@@ -540,7 +577,7 @@ class SBPClassifier(_KernelClassifier):
                 _, e = _ks.sbp_steps(
                     rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(T), 1,
                     radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
-                    np.zeros(n),
+                    np.zeros(n), self._column_cache(n),
                 )
                 n_avg = scal[2]
             evals += e
@@ -616,3 +653,11 @@ def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, de
         degree=degree, n_epochs=n_epochs, fit_intercept=False, random_state=random_state,
     ).fit(X, y)
     return nu_from_svm(model, X, y)
+
+
+def _available_memory():
+    """Bytes of memory available now (Linux), or None when it cannot be told."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .kernels import kernel_column
+from .kernels import cached_column
 
 PEGASOS = 0
 PERCEPTRON = 1
@@ -63,6 +63,7 @@ def kernel_pegasos_steps(
     scal,
     col,
     bias2,
+    cache,
 ):
     """Run ``len(idx) // k`` iterations of kernel Pegasos (or the Perceptron).
 
@@ -77,7 +78,8 @@ def kernel_pegasos_steps(
     ``a, g, u`` (n,): coefficients, responses, lazy-average vector, updated in
     place; ``scal`` (N_SCALARS,); ``col`` (n,) scratch for kernel columns;
     ``bias2`` is added to every kernel value (an augmented constant feature:
-    the intercept); ``diag`` must include it.
+    the intercept); ``diag`` must include it.  ``cache`` is the tuple
+    (columns, slot_of, owner, stamp, clock) of :func:`.kernels.cached_column`.
     Iterates of steps t >= avg_start enter the average.
 
     Returns (t after the last step, number of kernel evaluations).
@@ -125,10 +127,12 @@ def kernel_pegasos_steps(
             a[i] += delta
             if beta != 0.0:
                 u[i] -= beta * delta
-            kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, col)
-            evals += n
+            column, spent = cached_column(
+                rows, n_features, i, sqnorm, code, gamma, coef0, degree, *cache, col
+            )
+            evals += spent
             for l in range(n):
-                g[l] += delta * (col[l] + bias2)
+                g[l] += delta * (column[l] + bias2)
         if w2 < 0.0:
             w2 = 0.0
         if mode == PEGASOS:
@@ -323,6 +327,7 @@ def sbp_steps(
     scal,
     col,
     margins,
+    cache,
 ):
     """Run ``len(uniforms)`` iterations of the unbiased SBP.
 
@@ -351,10 +356,12 @@ def sbp_steps(
         w2 += eta * (2.0 * margins[i] + eta * diag[i])
         c = eta * y[i]
         a[i] += c
-        kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, col)
-        evals += n
+        column, spent = cached_column(
+            rows, n_features, i, sqnorm, code, gamma, coef0, degree, *cache, col
+        )
+        evals += spent
         for j in range(n):
-            r[j] += c * col[j]
+            r[j] += c * column[j]
         w2 = _project_unit_ball(w2, a, r)
         for j in range(n):
             margins[j] = y[j] * r[j]
@@ -391,6 +398,7 @@ def sbp_biased_steps(
     scal,
     col,
     col2,
+    cache,
 ):
     """SBP with an unregularised bias: two water levels, one positive and one
     negative sample per step (step 0.5/(R sqrt(t)), two kernel columns).
@@ -412,9 +420,15 @@ def sbp_biased_steps(
         ip = pos[np.argsort(c_pos, kind="mergesort")[min(int(uniforms[2 * step] * m), m - 1)]]
         ineg = neg[np.argsort(c_neg, kind="mergesort")[min(int(uniforms[2 * step + 1] * m), m - 1)]]
         eta = 0.5 / (radius * math.sqrt(t))
-        kernel_column(rows, n_features, ip, sqnorm, code, gamma, coef0, degree, col)
-        kernel_column(rows, n_features, ineg, sqnorm, code, gamma, coef0, degree, col2)
-        evals += 2 * n
+        column, spent = cached_column(
+            rows, n_features, ip, sqnorm, code, gamma, coef0, degree, *cache, col2
+        )
+        col[:] = column  # the next lookup may evict this slot
+        column, spent2 = cached_column(
+            rows, n_features, ineg, sqnorm, code, gamma, coef0, degree, *cache, col2
+        )
+        col2[:] = column  # a plain copy when the column was computed into col2
+        evals += spent + spent2
         w2 += 2.0 * eta * (r[ip] - r[ineg]) + eta * eta * (diag[ip] + diag[ineg] - 2.0 * col[ineg])
         a[ip] += eta
         a[ineg] -= eta

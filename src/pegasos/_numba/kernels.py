@@ -111,3 +111,37 @@ def kernel_decision(
             k = kernel_value(code, row_dot(rows_sv, s, buf), sq_x[r], sq_sv[s], gamma, coef0, degree)
             for c in range(coef.shape[0]):
                 out[r, c] += coef[c, s] * k
+
+
+@njit
+def cached_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, cache, slot_of,
+                  owner, stamp, clock, col):
+    """K(x_i, .) through a least-recently-used cache of kernel columns.
+
+    ``cache`` (slots, n) holds columns, ``slot_of`` (n,) the slot of each
+    example's column (-1: not cached), ``owner`` (slots,) the example in each
+    slot, ``stamp`` (slots,) when it was last used, ``clock`` (1,) the time.
+    With no slots, the column is computed into ``col``.  Returns (the column,
+    the number of kernel evaluations spent: 0 on a hit, n otherwise).  A
+    cached column is the same array of numbers a recomputation would give.
+    """
+    n = col.shape[0]
+    if cache.shape[0] == 0:
+        kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, col)
+        return col, n
+    clock[0] += 1
+    s = slot_of[i]
+    if s >= 0:
+        stamp[s] = clock[0]
+        return cache[s], 0
+    s = 0
+    for j in range(1, stamp.shape[0]):
+        if stamp[j] < stamp[s]:
+            s = j
+    if owner[s] >= 0:
+        slot_of[owner[s]] = -1
+    kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, cache[s])
+    owner[s] = i
+    slot_of[i] = s
+    stamp[s] = clock[0]
+    return cache[s], n
