@@ -54,6 +54,8 @@ def _train_parser(sub):
                    help="kernel gamma, or 'scale'/'auto' as in SVC (default scale)")
     p.add_argument("-r", "--coef0", type=float, default=0.0)
     p.add_argument("-d", "--degree", type=int, default=3)
+    p.add_argument("-m", "--cache-size", type=float, default=200.0, metavar="MB",
+                   help="kernel column cache of the kernel solvers, in MB (default 200)")
     p.add_argument("-n", "--nu", type=float, default=None,
                    help="SBP's slack budget nu (default: derived from C with pegasos.nu_for)")
     reg = p.add_mutually_exclusive_group()
@@ -141,7 +143,10 @@ def _kernel_params(args, parser):
             parser.error(f"-g must be > 0, 'scale' or 'auto'; got {args.gamma!r}")
     if args.degree < 0:
         parser.error(f"-d must be >= 0; got {args.degree}")
-    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree}
+    if args.cache_size < 0:
+        parser.error(f"-m must be >= 0; got {args.cache_size}")
+    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree,
+            "cache_size": args.cache_size}
 
 
 def _kernel_estimator(args, parser, n, lam, average, class_weight):
