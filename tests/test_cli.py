@@ -311,6 +311,7 @@ def test_kernel_options_are_checked(files, capsys):
         (["-s", "sbp", "-g", "-1"], "-g must be > 0, 'scale' or 'auto'; got '-1'"),
         (["-s", "sbp", "--plot", "x.png"], "--plot draws the training curves of -s pegasos"),
         (["-s", "sbp", "--balanced"], "-w/--balanced are not available with -s sbp"),
+        (["-s", "sbp", "-m", "-1"], "-m must be >= 0; got -1.0"),
     ]:
         with pytest.raises(SystemExit) as exc:
             main(["train", *argv, train, os.devnull])
