@@ -290,7 +290,11 @@ def _train(args, parser):
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
     model_path = args.model or os.path.basename(args.data) + ".model"
     traced = args.plot is not None or args.test is not None
-    T = est._budget(X.shape[0]) if args.iter or args.epochs else math.ceil(10.0 / est.lam)
+    T = (
+        est._budget(X.shape[0])
+        if args.iter or args.epochs
+        else math.ceil(10.0 / (est.lam * est.batch_size))
+    )
     n_problems = 1 if len(classes) == 2 else len(classes)
     if traced and est.tol is None:
         epochs = T * est.batch_size / X.shape[0]

@@ -267,3 +267,23 @@ def dual_cd_pass(rows, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale
             c = delta * y[i] * scale
             row_axpy(rows, i, c, w_alpha)
             w_alpha[d] += c * bias_feature
+
+
+@njit
+def violator_sum(rows, y, idx, w, bias_feature, out):
+    """out += sum of y_i x_i over the margin violators among rows ``idx`` (with w).
+
+    The piece of a mini-batch step one data partition computes in the
+    distributed solver: margins ``y_i (x_i.w[:d] + w[d] * bias_feature)``
+    with the broadcast w, and the violators' sum (augmented coordinate at d).
+    Returns the number of violators.
+    """
+    d = w.shape[0] - 1
+    count = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        if y[i] * (row_dot(rows, i, w) + w[d] * bias_feature) < 1.0:
+            row_axpy(rows, i, y[i], out)
+            out[d] += y[i] * bias_feature
+            count += 1
+    return count

@@ -1,0 +1,378 @@
+"""Scale out: mini-batch Pegasos over the partitions of a Dask array.
+
+:class:`DaskPegasosClassifier` is :class:`~pegasos.PegasosClassifier` that also
+accepts dask arrays.  Given one, it trains on a ``dask.distributed`` cluster --
+a ``LocalCluster`` started for the fit by default, or the scheduler at
+``scheduler`` -- with the data left in the workers' memory:
+
+``mode="minibatch"`` (default): synchronous mini-batch Pegasos rounds, exactly
+the paper's Fig. 2 with a global batch of ``batch_size`` examples.  Each round
+the driver draws how many of the k examples come from each partition
+(multinomial with the partition sizes, from a generator keyed by (seed,
+round)), each partition draws its rows (keyed by (seed, round, partition)) and
+sums its margin violators' y x with the broadcast w (the Numba kernel
+:func:`pegasos._numba.linear.violator_sum`), a tree reduction adds the sums,
+and the driver takes the step, projects and averages.  Every random draw is
+keyed by round and partition, so a task recomputed after a worker dies draws
+the same samples: same seed and chunking, same model, whatever happens to the
+workers.  It equals the in-memory mini-batch iteration on the same samples.
+
+``mode="average"``: iterative parameter mixing -- each partition runs one
+epoch of local Pegasos from the current model (continuing its own step
+counter), and the driver averages the partitions' models, weighted by their
+sizes.  One round per epoch: few messages, but no longer the paper's
+algorithm.
+
+Dask is an optional dependency: ``pip install "pegasos[dask]"``.
+"""
+
+import math
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._numba import linear as _k
+from ._rows import as_rows
+from ._sklearn_private import Interval, StrOptions
+from .linear import PegasosClassifier
+
+__all__ = ["DaskPegasosClassifier"]
+
+
+def _is_dask(X):
+    return type(X).__module__.startswith("dask.")
+
+
+# --- tasks that run on the workers (module level: picklable) ---------------
+
+
+def round_counts(seed, round_, sizes, k):
+    """How many of round ``round_``'s k examples each partition contributes."""
+    sizes = np.asarray(sizes, dtype=np.float64)
+    return np.random.default_rng([seed, round_]).multinomial(k, sizes / sizes.sum())
+
+
+def partition_draws(seed, round_, part, n_rows, count):
+    """The rows (local indices) partition ``part`` draws in round ``round_``."""
+    rng = np.random.default_rng([seed, round_, part])
+    return rng.integers(0, n_rows, size=count, dtype=np.int64)
+
+
+def _partition_sum(X, y, w, bias_feature, seed, round_, part, count):
+    """Violators' sum of y x among ``count`` rows drawn from this partition."""
+    out = np.zeros(w.shape[0])
+    if count:
+        idx = partition_draws(seed, round_, part, X.shape[0], count)
+        rows = as_rows(_prepare(X))
+        _k.violator_sum(rows.kernel, _signs(y), idx, w, bias_feature, out)
+    return out
+
+
+def _local_epoch(X, y, w, t0, lam, bias_feature, radius2, seed, round_, part):
+    """One epoch of local Pegasos on this partition from w; returns (w, steps)."""
+    rows = as_rows(_prepare(X))
+    n = rows.n_rows
+    v = np.asarray(w, dtype=np.float64).copy()
+    scal = np.zeros(_k.N_SCALARS)
+    scal[_k.A] = 1.0
+    scal[_k.WNORM2] = float(v @ v)
+    idx = np.random.default_rng([seed, round_, part]).integers(0, n, size=n, dtype=np.int64)
+    empty = np.zeros(0)
+    sqnorm = _k.row_sqnorms(rows.kernel, n) + bias_feature**2
+    _k.pegasos_steps(rows.kernel, _signs(y), np.ones(n), sqnorm, idx, 1, t0, lam,
+                     bias_feature, 0, radius2, np.iinfo(np.int64).max, v, np.zeros_like(v),
+                     empty, empty, scal)
+    return scal[_k.A] * v, n
+
+
+def _add(a, b):
+    return a + b
+
+
+def _prepare(X):
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _signs(y):
+    return np.asarray(y, dtype=np.float64)
+
+
+def _tree_sum(client, futures):
+    """Add futures pairwise on the workers, log2(P) levels deep."""
+    while len(futures) > 1:
+        pairs = [client.submit(_add, a, b) for a, b in zip(futures[::2], futures[1::2])]
+        if len(futures) % 2:
+            pairs.append(futures[-1])
+        futures = pairs
+    return futures[0].result()
+
+
+# --- the estimator -----------------------------------------------------------
+
+
+class DaskPegasosClassifier(PegasosClassifier):
+    """:class:`~pegasos.PegasosClassifier` that trains on dask arrays across a cluster.
+
+    With NumPy/SciPy input (and in :meth:`partial_fit`, which is what
+    ``dask_ml.wrappers.Incremental`` calls block by block) it is exactly
+    :class:`~pegasos.PegasosClassifier`.  With a dask array ``X`` (row
+    chunks; all columns in one chunk) and a dask array ``y`` chunked like
+    X's rows, :meth:`fit` runs on ``dask.distributed``; see the module
+    docstring for the two modes.
+
+    Parameters
+    ----------
+    mode : {"minibatch", "average"}, default="minibatch"
+        Synchronous mini-batch rounds (``n_iter`` rounds of ``batch_size``
+        examples), or one round of local Pegasos per epoch with model
+        averaging (``n_epochs`` rounds).
+    scheduler : str, default=None
+        The address of a running Dask scheduler (``"tcp://host:8786"``);
+        None starts a ``LocalCluster`` of ``n_workers`` processes for the fit
+        and closes it afterwards.
+    n_workers : int, default=2
+        Workers of the local cluster (ignored with ``scheduler``).
+    batch_size : int, default=1000
+        The global mini-batch k of each round.  Rounds cost a scheduler round
+        trip (milliseconds), so distributed Pegasos wants large k and few
+        rounds; k*T still decides the accuracy.
+    **params
+        Every other parameter of :class:`~pegasos.PegasosClassifier`.  With
+        dask input, ``sample_weight``, ``class_weight``, ``intercept_mode=
+        "unregularized"``, ``init="random"``, ``tol`` and ``warm_start`` are
+        not supported and raise an error.
+
+    Attributes
+    ----------
+    As :class:`~pegasos.PegasosClassifier`, plus ``n_rounds_`` (rounds of
+    the last distributed fit) and ``n_partitions_``.
+    """
+
+    _parameter_constraints: dict = {
+        **PegasosClassifier._parameter_constraints,
+        "mode": [StrOptions({"minibatch", "average"})],
+        "scheduler": [str, None],
+        "n_workers": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        lam=None,
+        *,
+        C=None,
+        n_iter=None,
+        n_epochs=None,
+        batch_size=1000,
+        sampling="uniform",
+        projection=True,
+        average=0.5,
+        fit_intercept=True,
+        intercept_mode="augment",
+        intercept_scaling=1.0,
+        init="zero",
+        tol=None,
+        check_every=2.0,
+        class_weight=None,
+        random_state=None,
+        warm_start=False,
+        track_objective=False,
+        n_jobs=None,
+        verbose=0,
+        callback=None,
+        mode="minibatch",
+        scheduler=None,
+        n_workers=2,
+    ):
+        super().__init__(
+            lam, C=C, n_iter=n_iter, n_epochs=n_epochs, batch_size=batch_size,
+            sampling=sampling, projection=projection, average=average,
+            fit_intercept=fit_intercept, intercept_mode=intercept_mode,
+            intercept_scaling=intercept_scaling, init=init, tol=tol, check_every=check_every,
+            class_weight=class_weight, random_state=random_state, warm_start=warm_start,
+            track_objective=track_objective, n_jobs=n_jobs, verbose=verbose, callback=callback,
+        )
+        self.mode = mode
+        self.scheduler = scheduler
+        self.n_workers = n_workers
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on in-memory data (as PegasosClassifier) or on dask arrays (distributed)."""
+        if not (_is_dask(X) or _is_dask(y)):
+            return super().fit(X, y, sample_weight=sample_weight)
+        self._validate_params()
+        self._more_validate_params(partial=False)
+        unsupported = {
+            "sample_weight": sample_weight is not None,
+            "class_weight": self.class_weight is not None,
+            "intercept_mode='unregularized'": self.fit_intercept
+            and self.intercept_mode == "unregularized",
+            "init='random'": self.init != "zero",
+            "tol": self.tol is not None,
+            "warm_start": self.warm_start,
+        }
+        for name, used in unsupported.items():
+            if used:
+                raise ValueError(f"{name} is not supported with dask input (use in-memory data).")
+        X, y = _check_dask_input(X, y)
+        with _client(self.scheduler, self.n_workers) as client:
+            return self._fit_distributed(client, X, y)
+
+    def _fit_distributed(self, client, X, y):
+        import dask.array as da
+
+        n, d = X.shape
+        sizes = np.asarray(X.chunks[0], dtype=np.int64)
+        self.n_partitions_ = len(sizes)
+        classes = np.unique(da.unique(y).compute())
+        if len(classes) < 2:
+            raise ValueError(
+                f"The training data must contain samples of at least 2 classes; "
+                f"got only one class: {classes.tolist()[0]!r}."
+            )
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.lam_ = self._effective_lam(n)
+        bias_feature = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        radius2 = 1.0 / self.lam_ if self.projection else 0.0
+        problem_seeds = check_random_state(self.random_state).randint(
+            np.iinfo(np.int32).max, size=len(self._binary_targets_of(classes))
+        )
+        x_parts = client.compute(X.to_delayed().ravel().tolist())
+        coefs, intercepts, rounds = [], [], 0
+        for c, positive in enumerate(self._binary_targets_of(classes)):
+            y_pm = da.where(y == positive, 1.0, -1.0)
+            y_parts = client.compute(y_pm.to_delayed().ravel().tolist())
+            if self.mode == "minibatch":
+                w, rounds = self._rounds(client, x_parts, y_parts, sizes, d, bias_feature, radius2,
+                                         int(problem_seeds[c]), c, len(classes))
+            else:
+                w, rounds = self._mixing(client, x_parts, y_parts, sizes, d, bias_feature, radius2,
+                                         int(problem_seeds[c]), c, len(classes))
+            coefs.append(w[:d])
+            intercepts.append(w[d] * bias_feature)
+        self.coef_ = np.asarray(coefs)
+        self.intercept_ = np.asarray(intercepts)
+        self.n_rounds_ = rounds
+        self.n_iter_ = rounds
+        self.t_ = rounds
+        self.duality_gap_ = None
+        self.objective_history_ = []
+        return self
+
+    def _binary_targets_of(self, classes):
+        return [classes[1]] if len(classes) == 2 else list(classes)
+
+    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
+                n_problems):
+        n, k = int(sizes.sum()), self.batch_size
+        T = self._budget(n)
+        suffix = self._suffix_fraction()
+        avg_start = 1 if self.average is True else (
+            T - max(1, math.ceil(suffix * T)) + 1 if suffix is not None else T + 1
+        )
+        w = np.zeros(d + 1)
+        w_sum, n_avg = np.zeros(d + 1), 0
+        for t in range(1, T + 1):
+            counts = round_counts(seed, t, sizes, k)
+            futures = [
+                client.submit(_partition_sum, xp, yp, w, bias_feature, seed, t, p, int(counts[p]),
+                              pure=True)
+                for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
+            ]
+            g = _tree_sum(client, futures)
+            w = (1.0 - 1.0 / t) * w + g / (self.lam_ * t * k)
+            if radius2 > 0:
+                norm2 = float(w @ w)
+                if norm2 > radius2:
+                    w *= math.sqrt(radius2 / norm2)
+            if t >= avg_start:
+                w_sum += w
+                n_avg += 1
+            self._report(client, problem, n_problems, t, T, w, bias_feature, d, w_sum, n_avg)
+        return (w_sum / n_avg if n_avg else w), T
+
+    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
+                n_problems):
+        n = int(sizes.sum())
+        epochs = max(1, math.ceil(self.n_epochs if self.n_epochs else 10.0 / self.lam_ / n))
+        w = np.zeros(d + 1)
+        for e in range(1, epochs + 1):
+            futures = [
+                client.submit(_local_epoch, xp, yp, w, 1 + (e - 1) * int(sizes[p]), self.lam_,
+                              bias_feature, radius2, seed, e, p, pure=True)
+                for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
+            ]
+            results = client.gather(futures)
+            w = sum(wp * (m / n) for wp, m in results)
+            self._report(client, problem, n_problems, e, epochs, w, bias_feature, d, None, 0)
+        return w, epochs
+
+    def _report(self, client, problem, n_problems, t, total, w, bias_feature, d, w_sum, n_avg):
+        if self.callback is None:
+            return
+        out = w_sum / n_avg if n_avg else w
+        self.callback({
+            "problem": problem, "n_problems": n_problems, "t": t, "iterations": t,
+            "iterations_total": total, "seconds": None, "coef": out[:d].copy(),
+            "intercept": float(out[d] * bias_feature), "gap": None, "client": client,
+        })
+
+
+def _check_dask_input(X, y):
+    import dask.array as da
+
+    if not isinstance(X, da.Array) or not isinstance(y, da.Array):
+        raise ValueError(
+            "With dask input, X and y must both be dask arrays (got "
+            f"{type(X).__name__} and {type(y).__name__})."
+        )
+    if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in y.chunks[0]):
+        raise ValueError(
+            "X or y has unknown chunk sizes (as after a dask dataframe conversion); call "
+            "X.compute_chunk_sizes() and y.compute_chunk_sizes() first."
+        )
+    if X.ndim != 2 or y.ndim != 1:
+        raise ValueError(f"X must be 2-D and y 1-D; got {X.ndim}-D and {y.ndim}-D.")
+    if len(X.chunks[1]) != 1:
+        X = X.rechunk({1: -1})
+    if X.chunks[0] != y.chunks[0]:
+        raise ValueError(
+            f"X and y are partitioned differently: X's row chunks {X.chunks[0]} but y's "
+            f"{y.chunks[0]}; rechunk y like X (y.rechunk(X.chunks[0]))."
+        )
+    return X, y
+
+
+class _client:
+    """A distributed Client for the fit: a LocalCluster, or the given scheduler."""
+
+    def __init__(self, address, n_workers):
+        self.address, self.n_workers = address, n_workers
+        self.cluster = self.client = None
+
+    def __enter__(self):
+        from distributed import Client, LocalCluster
+
+        if self.address is None:
+            self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=":0")
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(self.address, timeout="5s")
+            except (OSError, TimeoutError) as exc:
+                raise ValueError(
+                    f"cannot reach the Dask scheduler at {self.address!r}: {exc}"
+                ) from exc
+        return self.client
+
+    def __exit__(self, *exc):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+        return False

@@ -1,0 +1,128 @@
+"""Distributed mini-batch Pegasos on a dask.distributed LocalCluster."""
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+import dask.array as da  # noqa: E402
+from distributed import LocalCluster  # noqa: E402
+from sklearn.utils import check_random_state  # noqa: E402
+
+from pegasos import PegasosClassifier  # noqa: E402
+from pegasos.dask_backend import DaskPegasosClassifier, partition_draws, round_counts  # noqa: E402
+
+from . import naive  # noqa: E402
+from .conftest import make_binary  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_binary(n=300, d=5, seed=40)
+    return X, y, da.from_array(X, chunks=(100, 5)), da.from_array(y, chunks=100)
+
+
+async def _exit_worker():
+    """Kill the worker process outright (its nanny starts a new one)."""
+    os._exit(1)
+
+
+def _global_order(random_state, sizes, k, rounds):
+    """The samples the distributed fit draws, as global row indices, round after round."""
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=1)[0]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    order = []
+    for t in range(1, rounds + 1):
+        counts = round_counts(seed, t, sizes, k)
+        for p, n_p in enumerate(sizes):
+            order.extend(offsets[p] + partition_draws(seed, t, p, n_p, counts[p]))
+    return np.asarray(order)
+
+
+@pytest.mark.parametrize("average", [False, True, 0.5], ids=["last", "full", "suffix"])
+def test_distributed_fit_equals_the_in_memory_iteration(cluster, data, average):
+    X, y, Xd, yd = data
+    T, k = 40, 25
+    est = DaskPegasosClassifier(lam=0.01, n_iter=T, batch_size=k, average=average,
+                                random_state=3, scheduler=cluster.scheduler_address)
+    est.fit(Xd, yd)
+    avg_from = None if average is False else (1 if average is True else T - int(np.ceil(0.5 * T)) + 1)
+    w, b = naive.pegasos(X, y, 0.01, _global_order(3, [100, 100, 100], k, T), k,
+                         bias_mode="augment", avg_from=avg_from)
+    np.testing.assert_allclose(est.coef_[0], w, rtol=0, atol=1e-10)
+    assert est.intercept_[0] == pytest.approx(b, abs=1e-10)
+    assert est.n_rounds_ == T and est.n_partitions_ == 3
+
+
+def test_a_worker_killed_mid_fit_changes_nothing(cluster, data):
+    _, _, Xd, yd = data
+    params = dict(lam=0.01, n_iter=30, batch_size=30, random_state=5,
+                  scheduler=cluster.scheduler_address)
+    clean = DaskPegasosClassifier(**params).fit(Xd, yd)
+    killed = []
+
+    def kill_one_worker(info):
+        if info["t"] == 10 and not killed:
+            client = info["client"]
+            victim = sorted(client.scheduler_info()["workers"])[0]
+            client.run(_exit_worker, workers=[victim], wait=False)
+            killed.append(victim)
+
+    survivor = DaskPegasosClassifier(callback=kill_one_worker, **params).fit(Xd, yd)
+    assert killed
+    np.testing.assert_allclose(survivor.coef_, clean.coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(survivor.intercept_, clean.intercept_, rtol=0, atol=1e-12)
+
+
+def test_default_local_cluster_and_the_mixing_mode(data):
+    X, y, Xd, yd = data
+    est = DaskPegasosClassifier(lam=0.01, n_epochs=5, mode="average", random_state=0, n_workers=2)
+    est.fit(Xd, yd)
+    assert est.score(X, y) > 0.85 and est.n_rounds_ == 5
+
+
+def test_multiclass_on_dask(cluster):
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    est = DaskPegasosClassifier(lam=1e-2, n_iter=100, batch_size=50, random_state=0,
+                                scheduler=cluster.scheduler_address)
+    est.fit(da.from_array(X, chunks=(50, 4)), da.from_array(y, chunks=50))
+    # the in-memory estimator with the same k and T scores 0.92-0.93 here
+    assert est.coef_.shape == (3, 4) and est.score(X, y) > 0.88
+
+
+def test_in_memory_input_is_the_plain_estimator(data):
+    X, y, _, _ = data
+    a = DaskPegasosClassifier(lam=0.01, batch_size=1, random_state=0).fit(X, y)
+    b = PegasosClassifier(lam=0.01, random_state=0).fit(X, y)
+    assert np.array_equal(a.coef_, b.coef_)
+    inc = DaskPegasosClassifier(lam=0.01, batch_size=1, random_state=0)
+    for start in range(0, 300, 100):  # what dask_ml.wrappers.Incremental does, block by block
+        inc.partial_fit(X[start : start + 100], y[start : start + 100], classes=[-1.0, 1.0])
+    assert inc.t_ == 300 and inc.score(X, y) > 0.85
+
+
+def test_errors(cluster, data):
+    X, y, Xd, yd = data
+    unknown = da.from_array(X, chunks=(100, 5))[da.from_array(y, chunks=100) > -2]
+    with pytest.raises(ValueError, match=r"unknown chunk sizes .*compute_chunk_sizes\(\)"):
+        DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(unknown, yd)
+    with pytest.raises(ValueError, match=r"partitioned differently: X's row chunks \(100, 100, 100\) but y's \(150, 150\)"):
+        DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, yd.rechunk(150))
+    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        DaskPegasosClassifier(scheduler="tcp://127.0.0.1:9").fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"sample_weight is not supported with dask input"):
+        DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, yd, sample_weight=np.ones(300))
+    with pytest.raises(ValueError, match=r"X and y must both be dask arrays"):
+        DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, y)
