@@ -52,7 +52,8 @@ def test_distributed_fit_equals_the_in_memory_iteration(cluster, data, average):
     X, y, Xd, yd = data
     T, k = 40, 25
     est = DaskPegasosClassifier(lam=0.01, n_iter=T, batch_size=k, average=average,
-                                random_state=3, scheduler=cluster.scheduler_address)
+                                mode="minibatch", random_state=3,
+                                scheduler=cluster.scheduler_address)
     est.fit(Xd, yd)
     avg_from = None if average is False else (1 if average is True else T - int(np.ceil(0.5 * T)) + 1)
     w, b = naive.pegasos(X, y, 0.01, _global_order(3, [100, 100, 100], k, T), k,
@@ -64,7 +65,7 @@ def test_distributed_fit_equals_the_in_memory_iteration(cluster, data, average):
 
 def test_a_worker_killed_mid_fit_changes_nothing(cluster, data):
     _, _, Xd, yd = data
-    params = dict(lam=0.01, n_iter=30, batch_size=30, random_state=5,
+    params = dict(lam=0.01, n_iter=30, batch_size=30, mode="minibatch", random_state=5,
                   scheduler=cluster.scheduler_address)
     clean = DaskPegasosClassifier(**params).fit(Xd, yd)
     killed = []
@@ -95,8 +96,8 @@ def test_multiclass_on_dask(cluster):
 
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    est = DaskPegasosClassifier(lam=1e-2, n_iter=100, batch_size=50, random_state=0,
-                                scheduler=cluster.scheduler_address)
+    est = DaskPegasosClassifier(lam=1e-2, n_iter=100, batch_size=50, mode="minibatch",
+                                random_state=0, scheduler=cluster.scheduler_address)
     est.fit(da.from_array(X, chunks=(50, 4)), da.from_array(y, chunks=50))
     # the in-memory estimator with the same k and T scores 0.92-0.93 here
     assert est.coef_.shape == (3, 4) and est.score(X, y) > 0.88

@@ -293,7 +293,7 @@ def _train(args, parser):
     T = (
         est._budget(X.shape[0])
         if args.iter or args.epochs
-        else math.ceil(10.0 / (est.lam * est.batch_size))
+        else math.ceil(10.0 / est.lam)
     )
     n_problems = 1 if len(classes) == 2 else len(classes)
     if traced and est.tol is None:

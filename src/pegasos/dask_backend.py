@@ -5,7 +5,7 @@ accepts dask arrays.  Given one, it trains on a ``dask.distributed`` cluster --
 a ``LocalCluster`` started for the fit by default, or the scheduler at
 ``scheduler`` -- with the data left in the workers' memory:
 
-``mode="minibatch"`` (default): synchronous mini-batch Pegasos rounds, exactly
+``mode="minibatch"``: synchronous mini-batch Pegasos rounds, exactly
 the paper's Fig. 2 with a global batch of ``batch_size`` examples.  Each round
 the driver draws how many of the k examples come from each partition
 (multinomial with the partition sizes, from a generator keyed by (seed,
@@ -17,7 +17,8 @@ keyed by round and partition, so a task recomputed after a worker dies draws
 the same samples: same seed and chunking, same model, whatever happens to the
 workers.  It equals the in-memory mini-batch iteration on the same samples.
 
-``mode="average"``: iterative parameter mixing -- each partition runs one
+``mode="average"`` (default, measured faster): iterative parameter mixing --
+each partition runs one
 epoch of local Pegasos from the current model (continuing its own step
 counter), and the driver averages the partitions' models, weighted by their
 sizes.  One round per epoch: few messages, but no longer the paper's
@@ -127,20 +128,29 @@ class DaskPegasosClassifier(PegasosClassifier):
 
     Parameters
     ----------
-    mode : {"minibatch", "average"}, default="minibatch"
-        Synchronous mini-batch rounds (``n_iter`` rounds of ``batch_size``
-        examples), or one round of local Pegasos per epoch with model
-        averaging (``n_epochs`` rounds).
+    mode : {"average", "minibatch"}, default="average"
+        One round of local Pegasos per epoch with model averaging
+        (``n_epochs`` rounds; default: 10/lambda examples' worth of epochs),
+        or synchronous mini-batch rounds (``n_iter`` rounds of ``batch_size``
+        examples; default 10/lambda rounds -- set ``n_iter``).  Measured
+        (benchmarks/bench_dask.py): each mini-batch round costs ~50 ms of
+        scheduling on a LocalCluster, and at lambda = 1e-5 Pegasos with
+        k = 1000 needs thousands of rounds, so parameter mixing reaches a
+        given test error one to two orders of magnitude sooner; it is the
+        default.
     scheduler : str, default=None
         The address of a running Dask scheduler (``"tcp://host:8786"``);
         None starts a ``LocalCluster`` of ``n_workers`` processes for the fit
         and closes it afterwards.
     n_workers : int, default=2
         Workers of the local cluster (ignored with ``scheduler``).
-    batch_size : int, default=1000
-        The global mini-batch k of each round.  Rounds cost a scheduler round
-        trip (milliseconds), so distributed Pegasos wants large k and few
-        rounds; k*T still decides the accuracy.
+    batch_size : int, default=1
+        With ``mode="minibatch"``, the global mini-batch k of each round; set
+        it (and ``n_iter``) yourself: a round costs a scheduler round trip
+        (~50 ms measured on a LocalCluster), so large k and few rounds, but
+        at small lambda Pegasos needs many rounds whatever k (at lambda =
+        1e-5, k = 1000 needed ~10,000 rounds on ijcnn1).  The mixing mode
+        runs k = 1 locally and ignores it.
     **params
         Every other parameter of :class:`~pegasos.PegasosClassifier`.  With
         dask input, ``sample_weight``, ``class_weight``, ``intercept_mode=
@@ -167,7 +177,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         C=None,
         n_iter=None,
         n_epochs=None,
-        batch_size=1000,
+        batch_size=1,
         sampling="uniform",
         projection=True,
         average=0.5,
@@ -184,7 +194,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         n_jobs=None,
         verbose=0,
         callback=None,
-        mode="minibatch",
+        mode="average",
         scheduler=None,
         n_workers=2,
     ):
