@@ -23,17 +23,15 @@ Writes ``benchmarks/results/dask.{json,md}``.
 """
 
 import argparse
-import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from common import HERE, SHARED_DATA, environment, fashion_mnist_binary, load
+from common import HERE, SHARED_DATA, environment, fashion_mnist_binary, load, write_results
 
 from pegasos import PegasosClassifier
-from pegasos._files import write_atomic
 
 K = 1000
 PARTITIONS = 8
@@ -155,12 +153,7 @@ def main(argv=None):
         for cluster in clusters.values():
             cluster.close()
     result = {"environment": environment(quick=args.quick, seed=0), "datasets": sets}
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(result, indent=2)
-    write_atomic(args.out_dir / "dask.json", lambda f: f.write(text), mode="w")
-    md = markdown(result)
-    write_atomic(args.out_dir / "dask.md", lambda f: f.write(md), mode="w")
-    print(md)
+    write_results(args.out_dir, "dask", result, markdown)
     return 0
 
 

@@ -34,7 +34,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import HERE, SHARED_DATA, as_int32, environment, fashion_mnist_binary, load
+from common import HERE, SHARED_DATA, as_int32, environment, fashion_mnist_binary, load, write_results
 
 from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
 from pegasos._files import write_atomic
@@ -235,13 +235,8 @@ def main(argv=None):
         except FileNotFoundError as exc:
             print(f"skipping {name}: {exc}", file=sys.stderr)
     result = {"environment": environment(quick=args.quick, seed=0), "datasets": sets}
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(result, indent=2)
-    write_atomic(args.out_dir / "kernel.json", lambda f: f.write(text), mode="w")
-    md = markdown(result)
-    write_atomic(args.out_dir / "kernel.md", lambda f: f.write(md), mode="w")
+    write_results(args.out_dir, "kernel", result, markdown)
     plot(result, args.out_dir / "kernel.png")
-    print(md)
     return 0
 
 

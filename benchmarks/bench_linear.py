@@ -23,16 +23,14 @@ Writes ``benchmarks/results/linear.json`` and ``linear.md``.
 """
 
 import argparse
-import json
 import statistics
 import sys
 import time
 import warnings
 from pathlib import Path
 
-from common import HERE, SHARED_DATA, as_int32, environment, load
+from common import HERE, SHARED_DATA, as_int32, environment, load, write_results
 
-from pegasos._files import write_atomic
 
 DATASETS = {
     # name: (train file, test file, lambda)
@@ -274,12 +272,7 @@ def main(argv=None):
         "environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
         "datasets": [bench_dataset(d, args.data_dir, args.repeats, args.quick) for d in args.datasets],
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(result, indent=2)
-    write_atomic(args.out_dir / "linear.json", lambda f: f.write(text), mode="w")
-    md = markdown(result)
-    write_atomic(args.out_dir / "linear.md", lambda f: f.write(md), mode="w")
-    print(md)
+    write_results(args.out_dir, "linear", result, markdown)
     return 0
 
 

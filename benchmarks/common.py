@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from pegasos import load_svmlight
+from pegasos._files import write_atomic
 
 HERE = Path(__file__).resolve().parent
 SHARED_DATA = HERE.parent.parent / "shared" / "data"
@@ -70,3 +71,15 @@ def environment(**extra):
         "pegasos": pegasos.__version__,
         **extra,
     }
+
+
+def write_results(out_dir, stem, result, markdown):
+    """Write ``stem.json`` and ``stem.md`` (from ``markdown(result)``) atomically; print the latter."""
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(result, indent=2)
+    write_atomic(out_dir / f"{stem}.json", lambda f: f.write(text), mode="w")
+    md = markdown(result)
+    write_atomic(out_dir / f"{stem}.md", lambda f: f.write(md), mode="w")
+    print(md)
