@@ -127,3 +127,18 @@ def test_errors(cluster, data):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, yd, sample_weight=np.ones(300))
     with pytest.raises(ValueError, match=r"X and y must both be dask arrays"):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, y)
+
+
+@pytest.mark.parametrize("mode, budget", [("minibatch", dict(n_iter=20, batch_size=20)),
+                                          ("average", dict(n_epochs=3))])
+def test_sparse_chunks_give_the_dense_model(cluster, mode, budget):
+    import scipy.sparse as sp
+
+    X, y = make_binary(n=300, d=5, density=0.5, seed=41)
+    Xd, yd = da.from_array(X, chunks=(100, 5)), da.from_array(y, chunks=100)
+    Xs = Xd.map_blocks(sp.csr_matrix, dtype=float)
+    params = dict(lam=0.01, mode=mode, random_state=0, scheduler=cluster.scheduler_address,
+                  **budget)
+    dense = DaskPegasosClassifier(**params).fit(Xd, yd)
+    sparse = DaskPegasosClassifier(**params).fit(Xs, yd)
+    assert np.array_equal(dense.coef_, sparse.coef_)
