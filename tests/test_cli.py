@@ -8,7 +8,6 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import dump_svmlight_file
 
 from pegasos import PegasosClassifier, load_model, save_model
 from pegasos.cli import main
