@@ -83,3 +83,60 @@ def write_results(out_dir, stem, result, markdown):
     md = markdown(result)
     write_atomic(out_dir / f"{stem}.md", lambda f: f.write(md), mode="w")
     print(md)
+
+
+class VowpalWabbitHinge:
+    """Vowpal Wabbit with hinge loss, as a benchmark peer (``pip install vowpalwabbit``).
+
+    ``fit`` runs VW's own driver on a VW-format file of the data and its binary
+    cache (both written once per data set, outside the timings, by
+    :meth:`prepare`), for ``passes`` passes; ``score`` runs VW in test mode.
+    VW hashes feature names, so it has no ``coef_`` in our feature space: the
+    benchmark reports its test error, not its objective.  Its learning rule is
+    VW's default (adaptive, normalised, invariant updates, no l2 unless given).
+    """
+
+    def __init__(self, passes, workdir):
+        self.passes = passes
+        self.workdir = Path(workdir)
+
+    @staticmethod
+    def _write(path, X, y):
+        X = X.tocsr()
+        with open(path, "w") as f:
+            for i in range(X.shape[0]):
+                row = X.getrow(i)
+                feats = " ".join(f"{j}:{v:.9g}" for j, v in zip(row.indices, row.data))
+                f.write(f"{1 if y[i] > 0 else -1} | {feats}\n")
+
+    def prepare(self, X, y, Xt, yt):
+        """Write train/test files and build the training cache (one pass)."""
+        from vowpalwabbit import Workspace
+
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._write(self.workdir / "train.vw", X, y)
+        self._write(self.workdir / "test.vw", Xt, yt)
+        cache = self.workdir / "train.cache"
+        if cache.exists():
+            cache.unlink()
+        Workspace(f"--loss_function hinge --quiet --holdout_off --cache_file {cache} "
+                  f"--data {self.workdir / 'train.vw'}").finish()
+        return self
+
+    def fit(self, X, y):
+        from vowpalwabbit import Workspace
+
+        model = self.workdir / f"model_{self.passes}.vw"
+        Workspace(f"--loss_function hinge --quiet --holdout_off --passes {self.passes} "
+                  f"--cache_file {self.workdir / 'train.cache'} -f {model}").finish()
+        self.model_ = model
+        return self
+
+    def score(self, Xt, yt):
+        from vowpalwabbit import Workspace
+
+        pred = self.workdir / "pred.txt"
+        Workspace(f"-t -i {self.model_} --quiet --data {self.workdir / 'test.vw'} "
+                  f"-p {pred}").finish()
+        scores = np.loadtxt(pred, ndmin=1)
+        return float(np.mean(np.where(scores > 0, 1.0, -1.0) == np.where(yt > 0, 1.0, -1.0)))
