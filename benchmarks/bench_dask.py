@@ -29,7 +29,15 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import HERE, SHARED_DATA, environment, fashion_mnist_binary, load, write_results
+from common import (
+    HERE,
+    SHARED_DATA,
+    environment,
+    environment_markdown,
+    fashion_mnist_binary,
+    load,
+    write_results,
+)
 
 from pegasos import PegasosClassifier
 
@@ -125,7 +133,7 @@ def markdown(result):
         lines += ["", "Time to within 0.5 point of the exact SVM's test error: " + ", ".join(
             f"{k}: {'not reached' if v is None else f'{v:.3f} s'}"
             for k, v in ds["seconds_to_error_mark"].items()), ""]
-    lines += ["## Environment", ""] + [f"- {k}: {v}" for k, v in result["environment"].items()]
+    lines += environment_markdown(result["environment"])
     return "\n".join(lines) + "\n"
 
 

@@ -34,7 +34,16 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import HERE, SHARED_DATA, as_int32, environment, fashion_mnist_binary, load, write_results
+from common import (
+    HERE,
+    SHARED_DATA,
+    as_int32,
+    environment,
+    environment_markdown,
+    fashion_mnist_binary,
+    load,
+    write_results,
+)
 
 from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
 from pegasos._files import write_atomic
@@ -177,7 +186,7 @@ def markdown(result):
             fraction = "-" if t is None else f"{frac:.2f}"
             lines.append(f"| {solver} | {reached} | {fraction} |")
         lines.append("")
-    lines += ["## Environment", ""] + [f"- {k}: {v}" for k, v in result["environment"].items()]
+    lines += environment_markdown(result["environment"])
     return "\n".join(lines) + "\n"
 
 

@@ -37,6 +37,7 @@ from common import (
     VowpalWabbitHinge,
     as_int32,
     environment,
+    environment_markdown,
     load,
     write_results,
 )
@@ -286,7 +287,7 @@ def markdown(result):
                 )
         lines.append("")
     env = result["environment"]
-    lines += ["## Environment", ""] + [f"- {k}: {v}" for k, v in env.items()] + [""]
+    lines += environment_markdown(env) + [""]
     return "\n".join(lines)
 
 

@@ -73,6 +73,11 @@ def environment(**extra):
     }
 
 
+def environment_markdown(env):
+    """The "Environment" section of a results page."""
+    return ["## Environment", ""] + [f"- {k}: {v}" for k, v in env.items()]
+
+
 def write_results(out_dir, stem, result, markdown):
     """Write ``stem.json`` and ``stem.md`` (from ``markdown(result)``) atomically; print the latter."""
     import json
