@@ -238,6 +238,8 @@ def test_nu_for_matches_the_svm_margin():
         (KernelPegasosClassifier(kernel="precomputed"), "rect", r"must be the square Gram matrix"),
         (KernelPegasosClassifier(kernel="cosine"), "dense", r"'kernel' parameter .* Got 'cosine'"),
         (KernelPerceptron(gamma=0.0), "dense", r"'gamma' parameter"),
+        (KernelPegasosClassifier(class_weight={-1.0: 0.0, 1.0: 0.0}), "dense",
+         r"loss weights \(sample_weight times class_weight\) are all zero"),
     ],
 )
 def test_bad_parameters_and_inputs(est, X_kind, match):

@@ -36,7 +36,7 @@ from sklearn.utils import check_random_state
 from ._numba import linear as _k
 from ._rows import as_rows
 from ._sklearn_private import Interval, StrOptions
-from .linear import PegasosClassifier
+from .linear import PegasosClassifier, check_two_classes, positive_classes
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -239,22 +239,18 @@ class DaskPegasosClassifier(PegasosClassifier):
         sizes = np.asarray(X.chunks[0], dtype=np.int64)
         self.n_partitions_ = len(sizes)
         classes = np.unique(da.unique(y).compute())
-        if len(classes) < 2:
-            raise ValueError(
-                f"The training data must contain samples of at least 2 classes; "
-                f"got only one class: {classes.tolist()[0]!r}."
-            )
+        check_two_classes(classes)
         self.classes_ = classes
         self.n_features_in_ = d
         self.lam_ = self._effective_lam(n)
         bias_feature = float(self.intercept_scaling) if self.fit_intercept else 0.0
         radius2 = 1.0 / self.lam_ if self.projection else 0.0
         problem_seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(self._binary_targets_of(classes))
+            np.iinfo(np.int32).max, size=len(positive_classes(classes))
         )
         x_parts = client.compute(X.to_delayed().ravel().tolist())
         coefs, intercepts, rounds = [], [], 0
-        for c, positive in enumerate(self._binary_targets_of(classes)):
+        for c, positive in enumerate(positive_classes(classes)):
             y_pm = da.where(y == positive, 1.0, -1.0)
             y_parts = client.compute(y_pm.to_delayed().ravel().tolist())
             if self.mode == "minibatch":
@@ -273,9 +269,6 @@ class DaskPegasosClassifier(PegasosClassifier):
         self.duality_gap_ = None
         self.objective_history_ = []
         return self
-
-    def _binary_targets_of(self, classes):
-        return [classes[1]] if len(classes) == 2 else list(classes)
 
     def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
                 n_problems):

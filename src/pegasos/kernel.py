@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -41,8 +41,14 @@ from ._numba import kernels as _kern
 from ._numba.linear import row_sqnorms
 from ._rows import as_rows
 from ._sampling import SAMPLING_MODES, IndexStream
-from ._sklearn_private import Interval, StrOptions, _check_sample_weight, _fit_context
-from .linear import PEGASOS_CONSTRAINTS
+from ._sklearn_private import Interval, StrOptions, _fit_context
+from .linear import (
+    PEGASOS_CONSTRAINTS,
+    binary_targets,
+    check_exclusive_params,
+    check_two_classes,
+    loss_weights,
+)
 
 KERNELS = {
     "linear": _kern.LINEAR,
@@ -104,18 +110,12 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         return KERNELS[self.kernel], float(self.gamma_), float(self.coef0), int(self.degree)
 
     def _binary_targets(self, y):
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+        return binary_targets(self.classes_, y)
 
     def _setup(self, X, y):
         """Classes, kernel arguments, rows, squared norms and the diagonal of K."""
         classes = np.unique(y)
-        if len(classes) < 2:
-            raise ValueError(
-                f"The training data must contain samples of at least 2 classes; "
-                f"got only one class: {classes.tolist()[0]!r}."
-            )
+        check_two_classes(classes)
         self.classes_ = classes
         self.gamma_ = self._kernel_args(X)[1]
         rows = as_rows(X)
@@ -215,12 +215,7 @@ class _ResponseSolver(_KernelClassifier):
         X, y = self._validate_xy(X, y, reset=True)
         rows, sqnorm, diag, seeds = self._setup(X, y)
         n = rows.n_rows
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(sw < 0):
-            raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
-        if getattr(self, "class_weight", None) is not None:
-            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-            sw = sw * cw[np.searchsorted(self.classes_, y)]
+        sw = loss_weights(X, y, sample_weight, getattr(self, "class_weight", None), self.classes_)
         lam = self._lam(n)
         bias2 = self._bias2()
         diag_b = diag + bias2
@@ -362,10 +357,7 @@ class KernelPegasosClassifier(_ResponseSolver):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem."""
-        if self.lam is not None and self.C is not None:
-            raise ValueError(f"Give either lam or C, not both (lam={self.lam!r}, C={self.C!r}).")
-        if self.n_iter is not None and self.n_epochs is not None:
-            raise ValueError("Give either n_iter (iterations) or n_epochs, not both.")
+        check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
 
     def _lam(self, n):

@@ -303,7 +303,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         self._more_validate_params(partial=False)
         X, y = self._validate_xy(X, y, reset=True)
         classes = np.unique(y)
-        _check_two_classes(classes)
+        check_two_classes(classes)
         n = X.shape[0]
         lam = self._effective_lam(n)
         keep = self.warm_start and self._can_continue(classes, X.shape[1], lam)
@@ -346,7 +346,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             classes = np.unique(classes)
-            _check_two_classes(classes)
+            check_two_classes(classes)
             self.classes_ = classes
             self.lam_ = self._effective_lam(None)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -402,16 +402,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         return X, y
 
     def _more_validate_params(self, partial):
-        if self.lam is not None and self.C is not None:
-            raise ValueError(
-                f"Give either lam or C, not both (lam={self.lam!r}, C={self.C!r}); "
-                "C is converted to lam = 1 / (C * n_samples)."
-            )
-        if self.n_iter is not None and self.n_epochs is not None:
-            raise ValueError(
-                f"Give either n_iter (iterations) or n_epochs (passes over the data), "
-                f"not both (n_iter={self.n_iter!r}, n_epochs={self.n_epochs!r})."
-            )
+        check_exclusive_params(self)
         if partial:
             if self.C is not None:
                 raise ValueError(
@@ -451,22 +442,10 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         return 1e-4 if self.lam is None else float(self.lam)
 
     def _loss_weights(self, X, y, sample_weight):
-        """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y)."""
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(sw < 0):
-            raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
-        if self.class_weight is not None:
-            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-            sw = sw * cw[np.searchsorted(self.classes_, y)]
-        if not np.sum(sw) > 0:
-            raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
-        return sw
+        return loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
 
     def _binary_targets(self, y):
-        """The {-1, +1} targets of each binary problem, one row per problem."""
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+        return binary_targets(self.classes_, y)
 
     def _intercept_layout(self):
         """(bias_feature, unregularised?) for the kernels."""
@@ -640,7 +619,44 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         self.intercept_ = intercept
 
 
-def _check_two_classes(classes):
+def check_exclusive_params(est):
+    """lam and C, and n_iter and n_epochs, are alternatives: at most one of each."""
+    if est.lam is not None and est.C is not None:
+        raise ValueError(
+            f"Give either lam or C, not both (lam={est.lam!r}, C={est.C!r}); "
+            "C is converted to lam = 1 / (C * n_samples)."
+        )
+    if est.n_iter is not None and est.n_epochs is not None:
+        raise ValueError(
+            f"Give either n_iter (iterations) or n_epochs (passes over the data), "
+            f"not both (n_iter={est.n_iter!r}, n_epochs={est.n_epochs!r})."
+        )
+
+
+def loss_weights(X, y, sample_weight, class_weight, classes):
+    """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y), checked."""
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if np.any(sw < 0):
+        raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
+    if class_weight is not None:
+        cw = compute_class_weight(class_weight, classes=classes, y=y)
+        sw = sw * cw[np.searchsorted(classes, y)]
+    if not np.sum(sw) > 0:
+        raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
+    return sw
+
+
+def positive_classes(classes):
+    """The positive class of each binary problem: classes[1], or each class one-vs-rest."""
+    return [classes[1]] if len(classes) == 2 else list(classes)
+
+
+def binary_targets(classes, y):
+    """The {-1, +1} targets of each binary problem, one row per problem."""
+    return [np.where(y == c, 1.0, -1.0) for c in positive_classes(classes)]
+
+
+def check_two_classes(classes):
     if len(classes) < 2:
         raise ValueError(
             f"The training data must contain samples of at least 2 classes; "
