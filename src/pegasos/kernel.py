@@ -48,6 +48,7 @@ from .linear import (
     check_exclusive_params,
     check_two_classes,
     loss_weights,
+    positive_classes,
 )
 
 KERNELS = {
@@ -126,7 +127,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         )
         diag = _kern.kernel_diagonal(rows.kernel, sqnorm, *self._kargs, rows.n_rows)
         seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(self._binary_targets(y))
+            np.iinfo(np.int32).max, size=len(positive_classes(classes))
         )
         return rows, sqnorm, diag, seeds
 
