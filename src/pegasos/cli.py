@@ -273,22 +273,22 @@ def _train(args, parser):
         raise _Failure(f"{args.data}: all examples have the label {_label(classes[0])}; "
                        "training needs at least 2 classes")
     est = _estimator(args, parser, X.shape[0])
+    if args.solver != "pegasos" and args.plot:
+        parser.error("--plot draws the training curves of -s pegasos; for the kernel "
+                     "solvers, benchmarks/bench_kernel.py plots test error against "
+                     "kernel evaluations")
     if args.solver == "sbp" and args.nu is None:
         from .kernel import nu_for
 
         est.set_params(nu=_nu_from_c(nu_for, args, X, y, est))
     if args.cv is not None:
         return _cross_validate(args, parser, est, X, y)
-    if args.solver != "pegasos":
-        if args.plot:
-            parser.error("--plot draws the training curves of -s pegasos; for the kernel "
-                         "solvers, benchmarks/bench_kernel.py plots test error against "
-                         "kernel evaluations")
-        return _train_kernel(args, est, X, y)
     X_test = y_test = None
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
     model_path = args.model or os.path.basename(args.data) + ".model"
+    if args.solver != "pegasos":
+        return _train_kernel(args, est, X, y, X_test, y_test, model_path)
     traced = args.plot is not None or args.test is not None
     T = (
         est._budget(X.shape[0])
@@ -353,14 +353,10 @@ def _nu_from_c(nu_for, args, X, y, est):
     )
 
 
-def _train_kernel(args, est, X, y):
-    X_test = y_test = None
-    if args.test:
-        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     tic = time.perf_counter()
     est.fit(X, y)
     seconds = time.perf_counter() - tic
-    model_path = args.model or os.path.basename(args.data) + ".model"
     save_model(est, model_path)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
