@@ -63,6 +63,27 @@ def test_matches_reference(sparse, projection, k, intercept, average):
     assert clf.t_ == T and clf.n_iter_ == T
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("k", [1, 3])
+def test_matches_reference_on_a_run_shorter_than_an_epoch(sparse, k):
+    """Fewer draws than rows: the row norms (for ||w||^2 and the projection) are
+    computed only for the rows drawn, and the projection binds at this lam."""
+    X, y = make_binary(n=400, d=6, density=0.5 if sparse else 1.0, seed=4)
+    X = X * 5.0
+    T = 50  # T * k < n
+    clf = _fit_cyclic(sp.csr_matrix(X) if sparse else X, y, T, k, average=False,
+                      fit_intercept=True, intercept_scaling=2.0)
+    w, b = naive_pegasos(X, y, LAM, _cyclic_order(len(y), T, k), k, bias_mode="augment",
+                         bias_feature=2.0)
+    scale = max(np.abs(w).max(), abs(b), 1.0)
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(clf.intercept_[0], b, rtol=0, atol=1e-12 * scale)
+    # the projection (which uses those norms) changed this run
+    w_free, _ = naive_pegasos(X, y, LAM, _cyclic_order(len(y), T, k), k, projection=False,
+                              bias_mode="augment", bias_feature=2.0)
+    assert np.abs(w_free - w).max() > 1e-3 * scale
+
+
 def test_matches_reference_with_weights_and_renormalisation():
     """Loss weights, and a tiny lam that drives the scale below its renormalisation bound."""
     X, y = make_binary(n=30, d=4, seed=5)

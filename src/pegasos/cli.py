@@ -275,7 +275,7 @@ def _train(args, parser):
     est = _estimator(args, parser, X.shape[0])
     if args.solver != "pegasos" and args.plot:
         parser.error("--plot draws the training curves of -s pegasos; for the kernel "
-                     "solvers, benchmarks/bench_kernel.py plots test error against "
+                     "solvers, python -m benchmarks.kernel plots test error against "
                      "kernel evaluations")
     if args.solver == "sbp" and args.nu is None:
         from .kernel import nu_for

@@ -133,7 +133,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         (``n_epochs`` rounds; default: 10/lambda examples' worth of epochs),
         or synchronous mini-batch rounds (``n_iter`` rounds of ``batch_size``
         examples; default 10/lambda rounds -- set ``n_iter``).  Measured
-        (benchmarks/bench_dask.py): each mini-batch round costs ~50 ms of
+        (python -m benchmarks.dask_scaling): each mini-batch round costs ~50 ms of
         scheduling on a LocalCluster, and at lambda = 1e-5 Pegasos with
         k = 1000 needs thousands of rounds, so parameter mixing reaches a
         given test error one to two orders of magnitude sooner; it is the

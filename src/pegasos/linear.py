@@ -509,7 +509,16 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             self._ugamma[:] = 0.0
             self._u[:] = 0.0
             self._scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
-        sqnorm = _k.row_sqnorms(rows.kernel, rows.n_rows) + bias_feature**2
+        # ||x_i||^2 + bias_feature^2, filled block by block for the rows drawn
+        # until an epoch's worth of draws, then all at once (a short run never
+        # touches most rows, so its cost does not grow with n; a long one
+        # stops checking).  Filled up front when one-vs-rest problems share it
+        # across threads, and when a certificate, which needs every row, is due.
+        sqnorm = np.full(rows.n_rows, -1.0)
+        # [all filled, draws so far]; one list shared by the problems' runs
+        norms_done = [n_problems > 1 or checking, 0]
+        if norms_done[0]:
+            _k.fill_sqnorms(rows.kernel, sqnorm, bias_feature)
         per_epoch = math.ceil(rows.n_rows / self.batch_size)
         block = (
             max(1, round(self.check_every * per_epoch))
@@ -552,6 +561,13 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
                 steps = min(block, T - done)
                 idx = stream.take(steps * self.batch_size)
                 tic = time.perf_counter()
+                if not norms_done[0]:
+                    norms_done[1] += idx.shape[0]
+                    if norms_done[1] >= rows.n_rows:  # an epoch's worth: fill the rest
+                        _k.fill_sqnorms(rows.kernel, sqnorm, bias_feature)
+                        norms_done[0] = True
+                    else:
+                        _k.fill_sqnorms_at(rows.kernel, sqnorm, idx, bias_feature)
                 t = _k.pegasos_steps(
                     rows.kernel,
                     targets[c],

@@ -67,6 +67,29 @@ def row_sqnorms(rows, n_rows):
 
 
 @njit
+def fill_sqnorms(rows, sqnorm, bias_feature):
+    """Set every entry of ``sqnorm`` still negative (not computed) to ||x_i||^2 + bias_feature^2."""
+    for i in range(sqnorm.shape[0]):
+        if sqnorm[i] < 0.0:
+            sqnorm[i] = row_sqnorm(rows, i) + bias_feature * bias_feature
+
+
+@njit
+def fill_sqnorms_at(rows, sqnorm, idx, bias_feature):
+    """As :func:`fill_sqnorms`, for the rows listed in ``idx`` only.
+
+    Called on each block of draws before :func:`pegasos_steps`, so that a run
+    of T iterations of k examples computes O(T k) row norms, not all n up
+    front.  (Filling them inside the step loop instead measured 15-20% slower
+    per example on a9a.)
+    """
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        if sqnorm[i] < 0.0:
+            sqnorm[i] = row_sqnorm(rows, i) + bias_feature * bias_feature
+
+
+@njit
 def pegasos_steps(
     rows,
     y,
@@ -92,7 +115,8 @@ def pegasos_steps(
     ----------
     rows : dense (n, d) array or CSR tuple (see :mod:`.rows`).
     y : (n,) float64 in {-1, +1};  sw : (n,) float64 loss weights s_i.
-    sqnorm : (n,) float64, ||x_i||^2 + bias_feature^2.
+    sqnorm : (n,) float64, ||x_i||^2 + bias_feature^2; only the entries of
+        the rows in ``idx`` are read (see :func:`fill_sqnorms_at`).
     idx : (T*k,) int64, the examples of each mini-batch, batch after batch.
     k : mini-batch size;  t : 1-based step counter of the first iteration.
     lam : regularisation lambda > 0.

@@ -1,23 +1,27 @@
-"""Linear SVM solvers side by side on the shared LIBSVM data sets.
+"""Seed 001's table: linear SVM solvers side by side on real data.
 
-For each data set (train on its training file, score on its test file) and one
-lambda, every solver is run at a grid of budgets, each a separate fit from
-scratch (median wall time of ``--repeats`` rounds; each round fits every
-solver at every budget once, so load on the machine hits all solvers alike),
-all in this one process on the same data.  Reported per solver:
+For each data set (a9a, ijcnn1, Reuters-21578, the covtype subset and
+Fashion-MNIST T-shirt vs shirt; train on its training part, score on its test
+part; lambda in ``common.LINEAR_SETS``) every solver is run at a grid of
+budgets, each a separate fit from scratch (median, min and max wall time of
+``--repeats`` rounds; each round fits every solver at every budget once, so
+load on the machine hits all solvers alike), all in this one process on the
+same data.  Reported per solver:
 
 * time to reach a test error within 0.5 point of the exact SVM's;
 * time to reach 1% relative suboptimality, (P(w) - P*) / P* <= 0.01;
 * nanoseconds per example processed, at 8 epochs (passes) for every solver;
 
 and the ratios of the peers' times to Pegasos'.  The objective is the same for
-every solver: P(w) = lam/2 ||w||^2 + mean hinge loss, no intercept (SGD's
+every SVM solver: P(w) = lam/2 ||w||^2 + mean hinge loss, no intercept (SGD's
 unregularised intercept would make it another problem).  P* and the exact
-test error come from LIBLINEAR with tol=1e-6.
+test error come from LIBLINEAR with tol=1e-6.  The Perceptron (scikit-learn's,
+no intercept) is there for its test error only: its weights have no scale, so
+its SVM objective means nothing.
 
 Usage::
 
-    python benchmarks/bench_linear.py [--quick] [--repeats 3] [--data-dir ../shared/data]
+    python -m benchmarks.linear [--quick] [--repeats 3] [--data-dir ../shared/data]
 
 Writes ``benchmarks/results/linear.json`` and ``linear.md``.
 """
@@ -31,24 +35,19 @@ import time
 import warnings
 from pathlib import Path
 
-from common import (
+from .common import (
     HERE,
+    LINEAR_SETS,
     SHARED_DATA,
     VowpalWabbitHinge,
-    as_int32,
     environment,
     environment_markdown,
-    load,
+    linear_data,
+    peer_input,
     write_results,
 )
 
-
-DATASETS = {
-    # name: (train file, test file, lambda)
-    "a9a": ("a9a.xz", "a9a.t.xz", 3e-5),
-    "ijcnn1": ("ijcnn1.trn.bz2", "ijcnn1.tst.bz2", 1e-5),
-    "reuters": ("reuters.trn.bz2", "reuters.tst.bz2", 1e-4),
-}
+DATASETS = LINEAR_SETS
 ERROR_MARGIN = 0.005  # 0.5 point of test error
 SUBOPT_TARGET = 0.01  # 1% relative suboptimality
 # ns per example are compared at this many epochs (passes for LIBLINEAR): where
@@ -59,15 +58,15 @@ PER_EXAMPLE_BUDGET = 8
 
 def solvers(lam, n, quick):
     """name -> (list of budgets, factory(budget) -> estimator, examples processed(budget))."""
-    from sklearn.linear_model import SGDClassifier
-    from sklearn.svm import LinearSVC
+    from sklearn.linear_model import Perceptron, SGDClassifier
+    from sklearn.svm import SVC, LinearSVC
 
     from pegasos import PegasosClassifier
 
     epochs = [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16] + ([] if quick else [32, 64])
     sgd_epochs = [1, 2, 4, 8, 16] + ([] if quick else [32, 64])
     cd_passes = [1, 2, 4, 8, 16, 32, 64] + ([] if quick else [128, 256, 1024])
-    return {
+    out = {
         "pegasos": (
             epochs,
             lambda e: PegasosClassifier(lam=lam, n_epochs=e, fit_intercept=False, random_state=0),
@@ -102,14 +101,30 @@ def solvers(lam, n, quick):
             ),
             lambda e: e * n,
         ),
+        "perceptron": (
+            sgd_epochs,
+            lambda e: Perceptron(max_iter=e, tol=None, fit_intercept=False, random_state=0),
+            lambda e: e * n,
+        ),
         "liblinear": (
             cd_passes,
             lambda p: LinearSVC(
-                loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=p
+                loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=p,
+                random_state=0,
             ),
             lambda p: p * n,
         ),
+        # SMO (LIBSVM) with a linear kernel: seed 001's SVM-Light column.  One
+        # budget: solved to LIBSVM's default tolerance.
+        "smo_linear": (
+            [1e-3],
+            lambda tol: SVC(kernel="linear", C=1.0 / (lam * n), tol=tol),
+            lambda tol: None,
+        ),
     }
+    if quick and n > 10_000:
+        del out["smo_linear"]  # seconds to a minute per fit
+    return out
 
 
 def bench_dataset(name, data_dir, repeats, quick):
@@ -118,26 +133,27 @@ def bench_dataset(name, data_dir, repeats, quick):
 
     from pegasos import duality_gap
 
-    train, test, lam = DATASETS[name]
-    X, y = load(data_dir / train)
-    Xt, yt = load(data_dir / test, n_features=X.shape[1])
-    X32, Xt32 = as_int32(X), as_int32(Xt)
+    X, y, Xt, yt, lam, source = linear_data(name, data_dir)
+    X32, Xt32 = peer_input(X), peer_input(Xt)
     n = X.shape[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tic = time.perf_counter()
         exact = LinearSVC(
-            loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-6, max_iter=1_000_000
+            loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-6, max_iter=1_000_000,
+            random_state=0,
         ).fit(X32, y)
         exact_seconds = time.perf_counter() - tic
     p_star = duality_gap(X, y, exact.coef_[0], lam=lam).primal
     exact_error = 1.0 - exact.score(Xt32, yt)
     out = {
         "dataset": name,
+        "source": source,
+        "dense": not hasattr(X, "indices"),
         "n_train": n,
         "n_test": Xt.shape[0],
         "n_features": X.shape[1],
-        "nnz_per_row": X.nnz / n,
+        "nnz_per_row": (X.nnz if hasattr(X, "nnz") else int((X != 0).sum())) / n,
         "lam": lam,
         "C": 1.0 / (lam * n),
         "exact_test_error": exact_error,
@@ -155,6 +171,8 @@ def bench_dataset(name, data_dir, repeats, quick):
         print("vowpalwabbit is not installed: skipping it (pip install vowpalwabbit)",
               file=sys.stderr)
     for sname, (budgets, factory, _) in configs.items():
+        if sname == "smo_linear":
+            continue  # no JIT to warm up, and each fit costs seconds to a minute
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             # warm-up: JIT cache load, allocator
@@ -180,25 +198,32 @@ def bench_dataset(name, data_dir, repeats, quick):
         runs = []
         for budget in budgets:
             est, ts = fitted[sname, budget], times[sname, budget]
-            # VW hashes its features: no weights in our feature space, no objective
+            # VW hashes its features: no weights in our feature space, no
+            # objective; the Perceptron's weights have no scale; SVC always
+            # fits an unregularised intercept, another problem
             objective = (
-                duality_gap(X, y, est.coef_[0], lam=lam).primal if hasattr(est, "coef_") else None
+                duality_gap(X, y, est.coef_[0], lam=lam).primal
+                if hasattr(est, "coef_") and sname not in ("perceptron", "smo_linear") else None
             )
             runs.append(
                 {
                     "budget": budget,
                     "seconds_median": statistics.median(ts),
+                    "repeats": len(ts),
                     "seconds_min": min(ts),
                     "seconds_max": max(ts),
                     "test_error": 1.0 - est.score(Xts, yt),
                     "relative_suboptimality": (
                         None if objective is None else (objective - p_star) / p_star
                     ),
-                    "ns_per_example": 1e9 * statistics.median(ts) / processed(budget),
+                    "ns_per_example": (
+                        None if processed(budget) is None
+                        else 1e9 * statistics.median(ts) / processed(budget)
+                    ),
                 }
             )
         out["solvers"][sname] = {
-            "budget_unit": "passes" if sname == "liblinear" else "epochs",
+            "budget_unit": {"liblinear": "passes", "smo_linear": "tolerance"}.get(sname, "epochs"),
             "runs": runs,
             "seconds_to_error_mark": _first(runs, lambda r: r["test_error"] <= exact_error + ERROR_MARGIN),
             "seconds_to_1pct_subopt": _first(
@@ -206,9 +231,9 @@ def bench_dataset(name, data_dir, repeats, quick):
                 lambda r: r["relative_suboptimality"] is not None
                 and r["relative_suboptimality"] <= SUBOPT_TARGET,
             ),
-            "ns_per_example": next(r for r in runs if r["budget"] == PER_EXAMPLE_BUDGET)[
-                "ns_per_example"
-            ],
+            "ns_per_example": next(
+                (r["ns_per_example"] for r in runs if r["budget"] == PER_EXAMPLE_BUDGET), None
+            ),
         }
     shutil.rmtree(vw_dir, ignore_errors=True)
     peg = out["solvers"]["pegasos"]
@@ -242,8 +267,8 @@ def markdown(result):
     lines = [
         "# Linear solvers side by side",
         "",
-        "Generated by `python benchmarks/bench_linear.py`; machine and versions at the end. "
-        "Times are medians of "
+        "Generated by `python -m benchmarks` (this part: `python -m benchmarks.linear`); "
+        "machine and versions at the end. Times are medians of "
         f"{result['environment']['repeats']} fits from scratch, in seconds. Objective: "
         "lam/2 ||w||^2 + mean hinge, no intercept. 'error mark': test error within 0.5 point "
         "of the exact SVM's (LIBLINEAR, tol=1e-6). Ratios are peer time / Pegasos time "
@@ -252,13 +277,20 @@ def markdown(result):
         "paper's output (`average=False`), the like-for-like peer of plain `sgd`, and "
         "`pegasos_full_average` the uniform average of all iterates (`average=True`). "
         "`vowpal_wabbit` is VW with hinge loss run by its own driver on a binary cache "
-        "(budget: passes; no objective: VW hashes its features).",
+        "(budget: passes; no objective: VW hashes its features). `perceptron` is "
+        "scikit-learn's Perceptron (test error only). `smo_linear` is LIBSVM's SMO "
+        "(`SVC(kernel='linear')`, default tolerance 1e-3), the analogue of seed 001's "
+        "SVM-Light column; it always fits an unregularised intercept, so only its test error "
+        "and time count. Seeds: 0 for every solver.",
         "",
     ]
     for ds in result["datasets"]:
         lines += [
             f"## {ds['dataset']} (n={ds['n_train']}, d={ds['n_features']}, "
             f"lambda={ds['lam']:g}, C={ds['C']:.3g})",
+            "",
+            f"Data: {ds['source']}; {ds['n_test']} test rows"
+            f"{', dense' if ds['dense'] else ''}.",
             "",
             f"Exact SVM: test error {100 * ds['exact_test_error']:.2f}%, objective "
             f"{ds['exact_objective']:.6f}, LIBLINEAR tol=1e-6 in {ds['exact_seconds_tol_1e-6']:.3f} s.",
@@ -271,12 +303,17 @@ def markdown(result):
             lines.append(
                 f"| {sname} | {_fmt(s['seconds_to_error_mark'], '.4f')} | "
                 f"{_fmt(r.get('seconds_to_error_mark'), '.1f') if r else '1'} | "
-                f"{_fmt(s['seconds_to_1pct_subopt'], '.4f')} | "
-                f"{_fmt(r.get('seconds_to_1pct_subopt'), '.1f') if r else '1'} | "
-                f"{s['ns_per_example']:.0f} | "
-                f"{_fmt(r.get('ns_per_example'), '.2f') if r else '1'} |"
+                + (
+                    "n/a (no objective) | n/a | "
+                    if all(x["relative_suboptimality"] is None for x in s["runs"])
+                    else f"{_fmt(s['seconds_to_1pct_subopt'], '.4f')} | "
+                    f"{_fmt(r.get('seconds_to_1pct_subopt'), '.1f') if r else '1'} | "
+                )
+                + f"{'-' if s['ns_per_example'] is None else format(s['ns_per_example'], '.0f')} | "
+                + (f"{_fmt(r.get('ns_per_example'), '.2f') if r else '1'} |"
+                   if s["ns_per_example"] is not None else "- |")
             )
-        lines += ["", "Every run (budget: epochs, or passes for LIBLINEAR):", ""]
+        lines += ["", "Every run (budget: epochs; passes for LIBLINEAR; tolerance for SMO):", ""]
         lines += ["| solver | budget | seconds (min-max) | test error | rel. subopt. |", "|---|---|---|---|---|"]
         for sname, s in ds["solvers"].items():
             for r in s["runs"]:
@@ -299,9 +336,15 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smaller budget grids")
     parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
     args = parser.parse_args(argv)
+    sets = []
+    for name in args.datasets:
+        try:
+            sets.append(bench_dataset(name, args.data_dir, args.repeats, args.quick))
+        except FileNotFoundError as exc:  # Fashion-MNIST not installed
+            print(f"skipping {name}: {exc}", file=sys.stderr)
     result = {
         "environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-        "datasets": [bench_dataset(d, args.data_dir, args.repeats, args.quick) for d in args.datasets],
+        "datasets": sets,
     }
     write_results(args.out_dir, "linear", result, markdown)
     return 0

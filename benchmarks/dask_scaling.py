@@ -1,12 +1,12 @@
 """Scaling out: distributed Pegasos on a LocalCluster against the in-memory solver.
 
-On ijcnn1 (lambda = 1e-5) and Fashion-MNIST T-shirt vs shirt (lambda = 1e-4), all
+On ijcnn1 (lambda = 1e-5) and Fashion-MNIST T-shirt vs shirt (lambda = 1e-3), all
 linear, no intercept difference (default augmented intercept everywhere):
 
-* in memory: ``PegasosClassifier(batch_size=k)`` at a grid of iteration budgets;
+* in memory: ``PegasosClassifier(batch_size=k)`` at 10, 30 and 100 iterations;
 * ``DaskPegasosClassifier`` (mini-batch rounds, the same k) on 1 and 2 worker
   processes at the same grid of rounds;
-* ``DaskPegasosClassifier(mode="average")`` (one round per epoch) at 1-20 epochs;
+* ``DaskPegasosClassifier(mode="average")`` (one round per epoch) at 1-10 epochs;
 * the default in-memory estimator (k = 1) as the single-machine yardstick.
 
 Reported: fit time (the cluster is started once per worker count, outside the
@@ -17,7 +17,7 @@ workers' memory as 8 partitions.
 
 Usage::
 
-    python benchmarks/bench_dask.py [--quick]
+    python -m benchmarks.dask_scaling [--quick] [--repeats 3]
 
 Writes ``benchmarks/results/dask.{json,md}``.
 """
@@ -29,13 +29,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from common import (
+from .common import (
     HERE,
     SHARED_DATA,
     environment,
     environment_markdown,
-    fashion_mnist_binary,
-    load,
+    linear_data,
+    spread,
     write_results,
 )
 
@@ -46,12 +46,11 @@ PARTITIONS = 8
 
 
 def data(name, data_dir):
-    if name == "ijcnn1":
-        X, y = load(data_dir / "ijcnn1.trn.bz2")
-        Xt, yt = load(data_dir / "ijcnn1.tst.bz2", n_features=X.shape[1])
-        return X.toarray(), y, Xt.toarray(), yt, 1e-5
-    X, y, Xt, yt = fashion_mnist_binary()
-    return X, y, Xt, yt, 1e-4
+    """Dense data and lambda of the linear table (``common.LINEAR_SETS``)."""
+    X, y, Xt, yt, lam, _ = linear_data(name, data_dir)
+    if hasattr(X, "toarray"):
+        X, Xt = X.toarray(), Xt.toarray()
+    return X, y, Xt, yt, lam
 
 
 def exact_error(X, y, Xt, yt, lam):
@@ -60,17 +59,23 @@ def exact_error(X, y, Xt, yt, lam):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        svm = LinearSVC(loss="hinge", C=1.0 / (lam * len(y)), tol=1e-6, max_iter=100_000)
+        svm = LinearSVC(loss="hinge", C=1.0 / (lam * len(y)), tol=1e-6, max_iter=100_000,
+                        random_state=0)
         return 1.0 - svm.fit(X, y).score(Xt, yt)
 
 
-def timed(est, X, y, Xt, yt):
-    tic = time.perf_counter()
-    est.fit(X, y)
-    return time.perf_counter() - tic, 1.0 - est.score(Xt, yt)
+def timed(make, X, y, Xt, yt, repeats):
+    """Median, min and max time of ``repeats`` fits of ``make()`` (same seed: same model)."""
+    times = []
+    for _ in range(repeats):
+        est = make()
+        tic = time.perf_counter()
+        est.fit(X, y)
+        times.append(time.perf_counter() - tic)
+    return spread(times), 1.0 - est.score(Xt, yt)
 
 
-def bench(name, data_dir, quick, clusters):
+def bench(name, data_dir, quick, clusters, repeats):
     import dask.array as da
 
     from pegasos.dask_backend import DaskPegasosClassifier
@@ -79,25 +84,31 @@ def bench(name, data_dir, quick, clusters):
     exact = exact_error(X, y, Xt, yt, lam)
     chunk = -(-X.shape[0] // PARTITIONS)
     Xd, yd = da.from_array(X, chunks=(chunk, X.shape[1])), da.from_array(y, chunks=chunk)
-    grid = [10, 30, 100] + ([] if quick else [300])
-    runs = {"in_memory": [], "dask_1_worker": [], "dask_2_workers": [], "mixing_2_workers": []}
+    grid = [10, 30] + ([] if quick else [100])
+    runs = {"in_memory": [], "dask_1_worker": [], "dask_2_workers": [], "mixing_2_workers": [],
+            "in_memory_default_k1": []}
     PegasosClassifier(lam=lam, n_iter=2, batch_size=K).fit(X, y)  # warm-up
+
+    def record(key, rounds, make, Xs, ys):
+        s, e = timed(make, Xs, ys, Xt, yt, repeats)
+        runs[key].append({"rounds": rounds, "seconds": s["median"], "seconds_min": s["min"],
+                          "seconds_max": s["max"], "test_error": e})
+        return runs[key][-1]
+
     for T in grid:
-        s, e = timed(PegasosClassifier(lam=lam, n_iter=T, batch_size=K, random_state=0), X, y, Xt, yt)
-        runs["in_memory"].append({"rounds": T, "seconds": s, "test_error": e})
+        record("in_memory", T, lambda: PegasosClassifier(lam=lam, n_iter=T, batch_size=K,
+                                                         random_state=0), X, y)
         for workers, key in ((1, "dask_1_worker"), (2, "dask_2_workers")):
-            est = DaskPegasosClassifier(lam=lam, n_iter=T, batch_size=K, mode="minibatch",
-                                        random_state=0,
-                                        scheduler=clusters[workers].scheduler_address)
-            s, e = timed(est, Xd, yd, Xt, yt)
-            runs[key].append({"rounds": T, "seconds": s, "test_error": e, "rounds_per_second": T / s})
-    for epochs in [1, 2, 5] + ([] if quick else [10, 20]):
-        est = DaskPegasosClassifier(lam=lam, n_epochs=epochs, mode="average", random_state=0,
-                                    scheduler=clusters[2].scheduler_address)
-        s, e = timed(est, Xd, yd, Xt, yt)
-        runs["mixing_2_workers"].append({"rounds": epochs, "seconds": s, "test_error": e})
-    s, e = timed(PegasosClassifier(lam=lam, random_state=0), X, y, Xt, yt)
-    runs["in_memory_default_k1"] = [{"rounds": int(np.ceil(10 / lam)), "seconds": s, "test_error": e}]
+            r = record(key, T, lambda: DaskPegasosClassifier(
+                lam=lam, n_iter=T, batch_size=K, mode="minibatch", random_state=0,
+                scheduler=clusters[workers].scheduler_address), Xd, yd)
+            r["rounds_per_second"] = T / r["seconds"]
+    for epochs in [1, 2] + ([] if quick else [5, 10]):
+        record("mixing_2_workers", epochs, lambda: DaskPegasosClassifier(
+            lam=lam, n_epochs=epochs, mode="average", random_state=0,
+            scheduler=clusters[2].scheduler_address), Xd, yd)
+    record("in_memory_default_k1", int(np.ceil(10 / lam)),
+           lambda: PegasosClassifier(lam=lam, random_state=0), X, y)
     memory = {r["rounds"]: r["seconds"] for r in runs["in_memory"]}
     for key in ("dask_1_worker", "dask_2_workers"):
         for r in runs[key]:
@@ -105,7 +116,8 @@ def bench(name, data_dir, quick, clusters):
     mark = exact + 0.005
     return {
         "dataset": name, "n_train": X.shape[0], "n_features": X.shape[1], "lam": lam,
-        "batch_size": K, "partitions": PARTITIONS, "exact_test_error": exact, "runs": runs,
+        "batch_size": K, "partitions": PARTITIONS, "seed": 0, "exact_test_error": exact,
+        "runs": runs,
         "seconds_to_error_mark": {
             key: next((r["seconds"] for r in rs if r["test_error"] <= mark), None)
             for key, rs in runs.items()
@@ -115,7 +127,9 @@ def bench(name, data_dir, quick, clusters):
 
 def markdown(result):
     lines = ["# Scaling out: distributed Pegasos", "",
-             "Generated by `python benchmarks/bench_dask.py`. Linear SVM, mini-batch k = "
+             "Generated by `python -m benchmarks` (this part: `python -m benchmarks.dask_scaling`). "
+             f"Times: median (min-max) of {result['environment']['repeats']} fits, seed 0. "
+             "Linear SVM, mini-batch k = "
              f"{K}, {PARTITIONS} partitions, LocalCluster worker processes (1 thread each) started "
              "before the timings. 'rounds' are iterations (in memory) or rounds (distributed); "
              "for the mixing mode, epochs.", ""]
@@ -128,7 +142,8 @@ def markdown(result):
             for r in rs:
                 rps = f"{r['rounds_per_second']:.0f}" if "rounds_per_second" in r else "-"
                 ovh = f"{r['overhead_per_round_ms']:.1f}" if "overhead_per_round_ms" in r else "-"
-                lines.append(f"| {key} | {r['rounds']} | {r['seconds']:.3f} | {rps} | {ovh} | "
+                lines.append(f"| {key} | {r['rounds']} | {r['seconds']:.3f} "
+                             f"({r['seconds_min']:.3f}-{r['seconds_max']:.3f}) | {rps} | {ovh} | "
                              f"{100 * r['test_error']:.2f}% |")
         lines += ["", "Time to within 0.5 point of the exact SVM's test error: " + ", ".join(
             f"{k}: {'not reached' if v is None else f'{v:.3f} s'}"
@@ -145,6 +160,7 @@ def main(argv=None):
     parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", choices=["ijcnn1", "fashion"],
                         default=["ijcnn1", "fashion"])
     args = parser.parse_args(argv)
@@ -154,13 +170,14 @@ def main(argv=None):
         sets = []
         for name in args.datasets:
             try:
-                sets.append(bench(name, args.data_dir, args.quick, clusters))
+                sets.append(bench(name, args.data_dir, args.quick, clusters, args.repeats))
             except FileNotFoundError as exc:
                 print(f"skipping {name}: {exc}", file=sys.stderr)
     finally:
         for cluster in clusters.values():
             cluster.close()
-    result = {"environment": environment(quick=args.quick, seed=0), "datasets": sets}
+    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
+              "datasets": sets}
     write_results(args.out_dir, "dask", result, markdown)
     return 0
 
