@@ -15,9 +15,12 @@ same data.  Reported per solver:
 and the ratios of the peers' times to Pegasos'.  The objective is the same for
 every SVM solver: P(w) = lam/2 ||w||^2 + mean hinge loss, no intercept (SGD's
 unregularised intercept would make it another problem).  P* and the exact
-test error come from LIBLINEAR with tol=1e-6.  The Perceptron (scikit-learn's,
-no intercept) is there for its test error only: its weights have no scale, so
-its SVM objective means nothing.
+test error come from LIBLINEAR with tol=1e-6.  Three peers count for their
+test error and time only: the Perceptron (scikit-learn's, no intercept; its
+weights have no scale), LIBSVM's SMO with a linear kernel (seed 001's
+SVM-Light column; it always fits an unregularised intercept; one fit to its
+default tolerance, skipped with --quick above 10,000 rows) and Vowpal Wabbit
+(hinge loss; it hashes its features, so it has no weights in ours).
 
 Usage::
 

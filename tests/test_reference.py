@@ -67,7 +67,7 @@ def test_matches_reference(sparse, projection, k, intercept, average):
 @pytest.mark.parametrize("k", [1, 3])
 def test_matches_reference_on_a_run_shorter_than_an_epoch(sparse, k):
     """Fewer draws than rows: the row norms (for ||w||^2 and the projection) are
-    computed only for the rows drawn, and the projection binds at this lam."""
+    computed only for the rows drawn; the projection changes this run."""
     X, y = make_binary(n=400, d=6, density=0.5 if sparse else 1.0, seed=4)
     X = X * 5.0
     T = 50  # T * k < n
