@@ -348,9 +348,10 @@ def sbp_steps(
     n_avg = scal[2]
     evals = 0
     work = np.empty(n)
+    for j in range(n):
+        margins[j] = y[j] * r[j]
     for step in range(uniforms.shape[0]):
-        for j in range(n):
-            margins[j] = y[j] * r[j]
+        # margins = y * r of the current iterate (kept at the end of each step)
         i = _pick_below(margins, kappa, uniforms[step])
         eta = 1.0 / (radius * math.sqrt(t))
         w2 += eta * (2.0 * margins[i] + eta * diag[i])
