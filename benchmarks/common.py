@@ -1,9 +1,14 @@
-"""What the benchmark scripts share: data, environment, output."""
+"""What the benchmark parts share: data, the exact SVM, the command line, output."""
 
+import argparse
+import contextlib
 import gzip
+import json
 import os
 import platform
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +100,65 @@ def peer_input(X):
     return as_int32(X) if hasattr(X, "indices") else X
 
 
+def exact_svm(X, y, lam, fit_intercept=False, max_iter=1_000_000):
+    """The "exact SVM" of every part: LIBLINEAR's dual coordinate descent at tol 1e-6.
+
+    Fitted on the peers' input (``peer_input(X)``), seed 0; returns the model and
+    its fit time in seconds.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
+    svm = LinearSVC(loss="hinge", C=1.0 / (lam * X.shape[0]), fit_intercept=fit_intercept,
+                    tol=1e-6, max_iter=max_iter, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        tic = time.perf_counter()
+        svm.fit(peer_input(X), y)
+        return svm, time.perf_counter() - tic
+
+
+def run_part(argv, *, doc, stem, datasets, bench, markdown, plot=None, quick_help=None,
+             resources=None):
+    """The command line every part shares, and its run.
+
+    Options --data-dir, --out-dir, --repeats, --quick, --datasets (and --replot
+    when the part draws a figure).  Calls ``bench(name, data_dir=, repeats=,
+    quick=, **extra)`` per data set, where ``extra`` is what the context
+    manager ``resources()`` yields (default: nothing); a data set whose files
+    are missing (Fashion-MNIST not installed) is skipped with a message.
+    Writes ``stem.{json,md}`` and, with ``plot``, ``stem.png``.
+    """
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
+    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--datasets", nargs="+", choices=list(datasets), default=list(datasets))
+    if plot is not None:
+        parser.add_argument("--replot", action="store_true",
+                            help=f"redraw {stem}.png from {stem}.json, without running anything")
+    args = parser.parse_args(argv)
+    if plot is not None and args.replot:
+        plot(json.loads((args.out_dir / f"{stem}.json").read_text()), args.out_dir / f"{stem}.png")
+        return 0
+    sets = []
+    with (resources() if resources is not None else contextlib.nullcontext({})) as extra:
+        for name in args.datasets:
+            try:
+                sets.append(bench(name, data_dir=args.data_dir, repeats=args.repeats,
+                                  quick=args.quick, **extra))
+            except FileNotFoundError as exc:
+                print(f"skipping {name}: {exc}", file=sys.stderr)
+    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
+              "datasets": sets}
+    write_results(args.out_dir, stem, result, markdown)
+    if plot is not None:
+        plot(result, args.out_dir / f"{stem}.png")
+    return 0
+
+
 def spread(values):
     """Median, min and max of repeated measurements."""
     import statistics
@@ -131,8 +195,6 @@ def environment_markdown(env):
 
 def write_results(out_dir, stem, result, markdown):
     """Write ``stem.json`` and ``stem.md`` (from ``markdown(result)``) atomically; print the latter."""
-    import json
-
     out_dir.mkdir(parents=True, exist_ok=True)
     text = json.dumps(result, indent=2)
     write_atomic(out_dir / f"{stem}.json", lambda f: f.write(text), mode="w")

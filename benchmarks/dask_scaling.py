@@ -22,27 +22,24 @@ Usage::
 Writes ``benchmarks/results/dask.{json,md}``.
 """
 
-import argparse
+import contextlib
 import sys
 import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 from .common import (
-    HERE,
-    SHARED_DATA,
-    environment,
     environment_markdown,
+    exact_svm,
     linear_data,
+    run_part,
     spread,
-    write_results,
 )
 
 from pegasos import PegasosClassifier
 
 K = 1000
 PARTITIONS = 8
+DATASETS = ["ijcnn1", "fashion"]
 
 
 def data(name, data_dir):
@@ -54,14 +51,8 @@ def data(name, data_dir):
 
 
 def exact_error(X, y, Xt, yt, lam):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import LinearSVC
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svm = LinearSVC(loss="hinge", C=1.0 / (lam * len(y)), tol=1e-6, max_iter=100_000,
-                        random_state=0)
-        return 1.0 - svm.fit(X, y).score(Xt, yt)
+    svm, _ = exact_svm(X, y, lam, fit_intercept=True, max_iter=100_000)
+    return 1.0 - svm.score(Xt, yt)
 
 
 def timed(make, X, y, Xt, yt, repeats):
@@ -152,34 +143,23 @@ def markdown(result):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+@contextlib.contextmanager
+def _clusters():
+    """LocalClusters of 1 and 2 worker processes, started before any timing."""
     from distributed import LocalCluster
 
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--datasets", nargs="+", choices=["ijcnn1", "fashion"],
-                        default=["ijcnn1", "fashion"])
-    args = parser.parse_args(argv)
     clusters = {w: LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
                                 dashboard_address=":0") for w in (1, 2)}
     try:
-        sets = []
-        for name in args.datasets:
-            try:
-                sets.append(bench(name, args.data_dir, args.quick, clusters, args.repeats))
-            except FileNotFoundError as exc:
-                print(f"skipping {name}: {exc}", file=sys.stderr)
+        yield {"clusters": clusters}
     finally:
         for cluster in clusters.values():
             cluster.close()
-    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-              "datasets": sets}
-    write_results(args.out_dir, "dask", result, markdown)
-    return 0
+
+
+def main(argv=None):
+    return run_part(argv, doc=__doc__, stem="dask", datasets=DATASETS, bench=bench,
+                    markdown=markdown, resources=_clusters)
 
 
 if __name__ == "__main__":

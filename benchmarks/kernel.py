@@ -25,25 +25,19 @@ Usage::
 Writes ``benchmarks/results/kernel.{json,md,png}``.
 """
 
-import argparse
-import json
 import math
 import statistics
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from .common import (
-    HERE,
-    SHARED_DATA,
     as_int32,
-    environment,
     environment_markdown,
     fashion_mnist_binary,
     load,
-    write_results,
+    run_part,
 )
 
 from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
@@ -51,6 +45,7 @@ from pegasos._files import write_atomic
 
 ACCURACY_MARGIN = 0.003  # the issue's target: within 0.3 point of SVC's accuracy
 TEST_ROWS = 10_000
+DATASETS = ["ijcnn1", "adult", "fashion"]
 
 
 def data(name, data_dir, quick):
@@ -239,31 +234,8 @@ def plot(result, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--quick", action="store_true", help="5,000-row training samples")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--datasets", nargs="+", choices=["ijcnn1", "adult", "fashion"],
-                        default=["ijcnn1", "adult", "fashion"])
-    parser.add_argument("--replot", action="store_true",
-                        help="redraw kernel.png from kernel.json, without running anything")
-    args = parser.parse_args(argv)
-    if args.replot:
-        plot(json.loads((args.out_dir / "kernel.json").read_text()), args.out_dir / "kernel.png")
-        return 0
-    sets = []
-    for name in args.datasets:
-        try:
-            sets.append(bench(name, args.data_dir, args.quick, args.repeats))
-        except FileNotFoundError as exc:
-            print(f"skipping {name}: {exc}", file=sys.stderr)
-    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-              "datasets": sets}
-    write_results(args.out_dir, "kernel", result, markdown)
-    plot(result, args.out_dir / "kernel.png")
-    return 0
+    return run_part(argv, doc=__doc__, stem="kernel", datasets=DATASETS, bench=bench,
+                    markdown=markdown, plot=plot, quick_help="5,000-row training samples")
 
 
 if __name__ == "__main__":

@@ -29,25 +29,21 @@ Usage::
 Writes ``benchmarks/results/linear.json`` and ``linear.md``.
 """
 
-import argparse
 import shutil
 import statistics
 import sys
 import tempfile
 import time
 import warnings
-from pathlib import Path
 
 from .common import (
-    HERE,
     LINEAR_SETS,
-    SHARED_DATA,
-    VowpalWabbitHinge,
-    environment,
     environment_markdown,
+    exact_svm,
     linear_data,
     peer_input,
-    write_results,
+    run_part,
+    VowpalWabbitHinge,
 )
 
 DATASETS = LINEAR_SETS
@@ -132,21 +128,13 @@ def solvers(lam, n, quick):
 
 def bench_dataset(name, data_dir, repeats, quick):
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import LinearSVC
 
     from pegasos import duality_gap
 
     X, y, Xt, yt, lam, source = linear_data(name, data_dir)
     X32, Xt32 = peer_input(X), peer_input(Xt)
     n = X.shape[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        tic = time.perf_counter()
-        exact = LinearSVC(
-            loss="hinge", C=1.0 / (lam * n), fit_intercept=False, tol=1e-6, max_iter=1_000_000,
-            random_state=0,
-        ).fit(X32, y)
-        exact_seconds = time.perf_counter() - tic
+    exact, exact_seconds = exact_svm(X, y, lam)
     p_star = duality_gap(X, y, exact.coef_[0], lam=lam).primal
     exact_error = 1.0 - exact.score(Xt32, yt)
     out = {
@@ -332,25 +320,8 @@ def markdown(result):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="smaller budget grids")
-    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
-    args = parser.parse_args(argv)
-    sets = []
-    for name in args.datasets:
-        try:
-            sets.append(bench_dataset(name, args.data_dir, args.repeats, args.quick))
-        except FileNotFoundError as exc:  # Fashion-MNIST not installed
-            print(f"skipping {name}: {exc}", file=sys.stderr)
-    result = {
-        "environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-        "datasets": sets,
-    }
-    write_results(args.out_dir, "linear", result, markdown)
-    return 0
+    return run_part(argv, doc=__doc__, stem="linear", datasets=DATASETS, bench=bench_dataset,
+                    markdown=markdown, quick_help="smaller budget grids")
 
 
 if __name__ == "__main__":

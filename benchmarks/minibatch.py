@@ -18,22 +18,16 @@ Usage::
 Writes ``benchmarks/results/minibatch.{json,md,png}``.
 """
 
-import argparse
-import json
 import sys
 import time
-import warnings
-from pathlib import Path
 
 from .common import (
-    HERE,
-    SHARED_DATA,
-    environment,
     environment_markdown,
+    exact_svm,
     linear_data,
     peer_input,
+    run_part,
     spread,
-    write_results,
 )
 from pegasos._files import write_atomic
 
@@ -42,24 +36,13 @@ DATASETS = ["ijcnn1", "reuters"]
 OUTPUTS = {"last_iterate": False, "default_suffix_average": 0.5}
 
 
-def exact_svm(X, y, Xt, yt, lam):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import LinearSVC
-
-    from pegasos import duality_gap
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svm = LinearSVC(loss="hinge", C=1.0 / (lam * X.shape[0]), fit_intercept=False,
-                        tol=1e-6, max_iter=1_000_000, random_state=0).fit(peer_input(X), y)
-    return duality_gap(X, y, svm.coef_[0], lam=lam).primal, 1.0 - svm.score(peer_input(Xt), yt)
-
-
 def bench(name, data_dir, repeats, quick):
     from pegasos import PegasosClassifier, duality_gap
 
     X, y, Xt, yt, lam, source = linear_data(name, data_dir)
-    p_star, exact_error = exact_svm(X, y, Xt, yt, lam)
+    svm, _ = exact_svm(X, y, lam)
+    p_star = duality_gap(X, y, svm.coef_[0], lam=lam).primal
+    exact_error = 1.0 - svm.score(peer_input(Xt), yt)
     # k*T: 1,000 ... 4,096,000, multiples of every k (the same number of examples for each k)
     kts = [1000 * 4 ** e for e in range(5 if quick else 7)]
     PegasosClassifier(lam=lam, n_iter=2, batch_size=10).fit(X, y)  # warm-up (JIT cache)
@@ -184,26 +167,8 @@ def plot(result, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="k*T up to 256,000 (else 4,096,000)")
-    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=DATASETS)
-    parser.add_argument("--replot", action="store_true",
-                        help="redraw minibatch.png from minibatch.json, without running anything")
-    args = parser.parse_args(argv)
-    if args.replot:
-        plot(json.loads((args.out_dir / "minibatch.json").read_text()),
-             args.out_dir / "minibatch.png")
-        return 0
-    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-              "datasets": [bench(d, args.data_dir, args.repeats, args.quick)
-                           for d in args.datasets]}
-    write_results(args.out_dir, "minibatch", result, markdown)
-    plot(result, args.out_dir / "minibatch.png")
-    return 0
+    return run_part(argv, doc=__doc__, stem="minibatch", datasets=DATASETS, bench=bench,
+                    markdown=markdown, plot=plot, quick_help="k*T up to 256,000 (else 4,096,000)")
 
 
 if __name__ == "__main__":

@@ -30,24 +30,19 @@ Usage::
 Writes ``benchmarks/results/scaling.{json,md,png}``.
 """
 
-import argparse
-import json
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 from .common import (
-    HERE,
-    SHARED_DATA,
-    environment,
     environment_markdown,
+    exact_svm,
     linear_data,
     peer_input,
+    run_part,
     spread,
-    write_results,
 )
 from pegasos._files import write_atomic
 
@@ -94,11 +89,7 @@ def _timed_fit(est, X, y):
 
 
 def exact_error(X, y, Xt, yt, lam):
-    from sklearn.svm import LinearSVC
-
-    svm = LinearSVC(loss="hinge", C=1.0 / (lam * X.shape[0]), fit_intercept=False, tol=1e-6,
-                    max_iter=1_000_000, random_state=0)
-    _timed_fit(svm, peer_input(X), y)
+    svm, _ = exact_svm(X, y, lam)
     return 1.0 - svm.score(peer_input(Xt), yt)
 
 
@@ -254,32 +245,9 @@ def plot(result, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true",
-                        help="10-50%% of the training set, 5,000 test rows")
-    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=DATASETS)
-    parser.add_argument("--replot", action="store_true",
-                        help="redraw scaling.png from scaling.json, without running anything")
-    args = parser.parse_args(argv)
-    if args.replot:
-        plot(json.loads((args.out_dir / "scaling.json").read_text()),
-             args.out_dir / "scaling.png")
-        return 0
-    sets = []
-    for name in args.datasets:
-        try:
-            sets.append(bench(name, args.data_dir, args.repeats, args.quick))
-        except FileNotFoundError as exc:
-            print(f"skipping {name}: {exc}", file=sys.stderr)
-    result = {"environment": environment(repeats=args.repeats, quick=args.quick, seed=0),
-              "datasets": sets}
-    write_results(args.out_dir, "scaling", result, markdown)
-    plot(result, args.out_dir / "scaling.png")
-    return 0
+    return run_part(argv, doc=__doc__, stem="scaling", datasets=DATASETS, bench=bench,
+                    markdown=markdown, plot=plot,
+                    quick_help="10-50%% of the training set, 5,000 test rows")
 
 
 if __name__ == "__main__":
