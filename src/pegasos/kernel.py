@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._numba import kernel_solvers as _ks
 from ._numba import kernels as _kern
 from ._numba.linear import row_sqnorms
-from ._rows import as_rows
+from ._rows import as_rows, check_sparse_structure
 from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from .linear import (
@@ -81,6 +81,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
     # -- input ---------------------------------------------------------------
 
     def _validate_xy(self, X, y, reset):
+        check_sparse_structure(X)
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
             accept_large_sparse=True, reset=reset,
@@ -174,6 +175,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         (n_samples, n_training_samples).
         """
         check_is_fitted(self)
+        check_sparse_structure(X)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=np.float64, order="C",
             accept_large_sparse=True, reset=False,
@@ -614,6 +616,7 @@ def nu_from_svm(model, X, y):
     evaluations).  See section 2.2 of the project's notes: on the SVM's
     Pareto front the SBP optimum is ``w / ||w||`` with margin ``1 / ||w||``.
     """
+    check_sparse_structure(X)
     X, y = validate_data(model, X, y, accept_sparse="csr", dtype=np.float64, reset=False)
     target = np.where(y == model.classes_[1], 1.0, -1.0)
     hinge = np.maximum(0.0, 1.0 - target * model.decision_function(X)).mean()

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._numba import linear as _k
-from ._rows import as_rows
+from ._rows import as_rows, check_sparse_structure
 from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import (
     Interval,
@@ -364,6 +364,16 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         self._solve(X, y, sw, T, reset=first, suffix=self._suffix_fraction(), keep_alpha=False)
         return self
 
+    def decision_function(self, X):
+        """Signed distance to the hyperplane of each one-vs-rest problem.
+
+        Shape (n_samples,) for two classes (positive for ``classes_[1]``),
+        else (n_samples, n_classes).  Sparse input is checked for a consistent
+        structure first (a malformed CSR matrix is a ``ValueError``).
+        """
+        check_sparse_structure(X)
+        return super().decision_function(X)
+
     def duality_gap(self, X, y, sample_weight=None):
         """Primal objective and duality-gap certificate of the fitted model on (X, y).
 
@@ -388,6 +398,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
 
     def _validate_xy(self, X, y, reset):
         """The input contract: float64, C-ordered dense or CSR (int32/int64 indices kept)."""
+        check_sparse_structure(X)
         X, y = validate_data(
             self,
             X,

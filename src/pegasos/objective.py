@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._numba.linear import dual_cd_pass, expand, margins, row_sqnorms
-from ._rows import Rows, as_rows
+from ._rows import Rows, as_rows, check_sparse_structure
 
 INTERCEPT_MODES = (None, "augment", "unregularized")
 
@@ -188,6 +188,7 @@ def duality_gap(
         raise ValueError(f"intercept_mode must be one of {INTERCEPT_MODES}; got {intercept_mode!r}")
     if not lam > 0:
         raise ValueError(f"lam must be > 0; got {lam!r}")
+    check_sparse_structure(X)
     X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
     y = np.asarray(y, dtype=np.float64)
     check_consistent_length(X, y)

@@ -1,14 +1,120 @@
-"""The one place where JIT options are set."""
+"""The one place where JIT options and Numba's on-disk cache are set.
+
+Two defects of Numba's cache (0.60-0.68) crashed valid runs of this library,
+and each is closed here at its root:
+
+1. **A cache entry compiled from other sources.**  Numba keys a function's
+   cache index by the modification time and size of *its own* source file.
+   A cached function links in the machine code of every function it calls, so
+   when a callee's module changes (``rows.py``, ``kernels.py``) the caller's
+   entry still holds the old callee; a changed signature then segfaults.  We
+   therefore keep this package's entries in a folder of their own whose name
+   is a hash of **every** source file of this package together with the
+   versions of Python, Numba, llvmlite and NumPy (:func:`cache_dir`): a change
+   to any of them selects a new, empty folder, so no entry compiled from other
+   sources is ever read.  Only this package's functions are redirected
+   (``numba.config.CACHE_DIR`` is set while they are decorated, then
+   restored); other libraries' caches are untouched.
+
+2. **A parallel callee's thread pool never started.**  A ``parallel=True``
+   function records in its cache entry that the thread pool must be launched
+   before it runs (``reload_init``).  A function *calling* it inherits that
+   record only if the callee was compiled in the same process: when the callee
+   came from the cache, the record is lost (Numba's unserialised libraries
+   carry no ``reload_init``; numba issues 8578 and 9938).  The caller's entry
+   is then written without it, and the next process that loads the caller from
+   the cache jumps into a thread pool that was never started: SIGSEGV (seen
+   here: kernel Pegasos, then SBP, then SBP again, each in a fresh process).
+   Importing this module starts the thread pool (``numba.get_num_threads()``,
+   public API, ~40 ms once) before any compiled function can be loaded.
+
+``tests/test_cache.py`` runs the sequences that crashed, each step in a fresh
+process against one folder, cold and then warm.
+"""
 
 import functools
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
 
+import llvmlite
 import numba
+import numpy
 
-#: Decorator for every kernel: cached on disk, releases the GIL (so one-vs-rest
-#: problems can run in threads), and no fastmath: the kernels must see NaN/inf.
-njit = functools.partial(numba.njit, cache=True, nogil=True)
+_HERE = Path(__file__).resolve().parent
+_PREFIX = "pegasos-"
+
+
+def cache_key():
+    """A hash of this package's sources and of the toolchain that compiles them."""
+    h = hashlib.sha256()
+    for path in sorted(_HERE.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    for version in (sys.version, numba.__version__, llvmlite.__version__, numpy.__version__):
+        h.update(version.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def _writable(folder):
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def cache_dir():
+    """Where this package's compiled functions are cached.
+
+    ``$NUMBA_CACHE_DIR/pegasos-KEY`` when the user set ``NUMBA_CACHE_DIR``;
+    otherwise ``__pycache__/pegasos-KEY`` beside this file when that folder is
+    writable (older ``pegasos-*`` folders there are removed: they can never be
+    read again), else ``$XDG_CACHE_HOME/pegasos/numba/pegasos-KEY``
+    (``~/.cache`` by default).
+    """
+    name = _PREFIX + cache_key()
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        return Path(user) / name
+    local = _HERE / "__pycache__"
+    if _writable(local / name):
+        for old in local.glob(_PREFIX + "*"):
+            if old.name != name:
+                shutil.rmtree(old, ignore_errors=True)
+        return local / name
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pegasos" / "numba" / name
+
+
+CACHE_DIR = str(cache_dir())
+
+# Fix 2 above: start the thread pool before any cached function is loaded.
+numba.get_num_threads()
+
+
+def _jit(fn=None, **options):
+    if fn is None:
+        return functools.partial(_jit, **options)
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = CACHE_DIR  # read once, when the dispatcher is made
+    try:
+        return numba.njit(cache=True, **options)(fn)
+    finally:
+        numba.config.CACHE_DIR = saved
+
+
+#: Decorator for every kernel: cached on disk (in :data:`CACHE_DIR`), releases
+#: the GIL (so one-vs-rest problems can run in threads), and no fastmath: the
+#: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.
+njit = functools.partial(_jit, nogil=True)
 
 #: The same for kernels that split rows over threads with ``prange``; each
 #: such kernel writes every output entry independently (no reductions across
 #: threads), so results do not depend on the number of threads.
-njit_parallel = functools.partial(numba.njit, cache=True, nogil=True, parallel=True)
+njit_parallel = functools.partial(_jit, nogil=True, parallel=True)

@@ -1,0 +1,109 @@
+"""Numba's on-disk cache: the sequences of fresh processes that used to segfault.
+
+Each step runs in a new Python process against one cache folder that starts
+empty, as a user's runs follow each other; a crash (SIGSEGV is exit -11 or
+139) fails the test instead of the test run.  See ``pegasos/_numba/_jit.py``
+for the two defects these sequences exposed.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from .conftest import make_binary
+
+# One fit per layout (dense, CSR with int32 and with int64 indices) in one process.
+_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.datasets import load_digits
+    from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, (y[:300] % 2) * 2 - 1
+    make = {
+        "kpeg": lambda: KernelPegasosClassifier(C=10, gamma=0.5, n_epochs=1, random_state=0),
+        "sbp": lambda: SBPClassifier(0.1, gamma=0.5, n_iter=200, random_state=0),
+        "sbp-bias": lambda: SBPClassifier(0.1, gamma=0.5, n_iter=200, fit_intercept=True,
+                                          random_state=0),
+        "perc": lambda: KernelPerceptron(gamma=0.5, n_epochs=1, random_state=0),
+    }[sys.argv[1]]
+    csr = sp.csr_matrix(X)
+    csr64 = csr.copy()
+    csr64.indices = csr64.indices.astype(np.int64)
+    csr64.indptr = csr64.indptr.astype(np.int64)
+    for layout in (X, csr, csr64):
+        print(sys.argv[1], make().fit(layout, y).score(X, y))
+    """
+)
+
+
+def _run(args, cache, cwd=None):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "sequence",
+    [("kpeg", "sbp", "sbp"), ("sbp", "kpeg", "kpeg"), ("perc", "sbp-bias", "sbp-bias")],
+    ids="->".join,
+)
+def test_fresh_processes_one_after_another_never_crash(tmp_path, sequence):
+    script = tmp_path / "fit.py"
+    script.write_text(_SCRIPT)
+    cache = tmp_path / "cache"
+    outputs = []
+    for name in sequence:
+        done = _run([sys.executable, str(script), name], cache)
+        assert done.returncode == 0, (name, done.returncode, done.stderr[-2000:])
+        outputs.append(done.stdout)
+    assert outputs[1] == outputs[2]  # the warm run gives the same models
+    (folder,) = list(cache.iterdir())  # one folder of this library's own, by its key
+    assert folder.name.startswith("pegasos-")
+
+
+@pytest.mark.slow
+def test_cli_sequence_never_crashes(tmp_path):
+    X, y = make_binary(n=80, d=4, seed=2)
+    lines = [f"{int(label)} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row))
+             for row, label in zip(X, y)]
+    data = tmp_path / "small.svm"
+    data.write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    cli = [sys.executable, "-m", "pegasos", "train", "-q"]
+    for solver in ("kernel-pegasos", "sbp", "sbp"):
+        done = _run(cli + ["-s", solver, str(data), str(tmp_path / "m.model")], cache)
+        assert done.returncode == 0, (solver, done.returncode, done.stderr[-2000:])
+
+
+def test_cache_folder_is_keyed_by_every_source_file(tmp_path, monkeypatch):
+    from pegasos._numba import _jit
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    first = _jit.cache_dir()
+    assert first.parent == tmp_path and first.name == "pegasos-" + _jit.cache_key()
+    # a change to any module of the package (here: a copy of it) changes the key
+    sources = tmp_path / "src"
+    sources.mkdir()
+    for path in _jit._HERE.glob("*.py"):
+        (sources / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(_jit, "_HERE", sources)
+    assert _jit.cache_key() == first.name.removeprefix("pegasos-")
+    (sources / "rows.py").write_text((sources / "rows.py").read_text() + "\n# edited\n")
+    assert _jit.cache_key() != first.name.removeprefix("pegasos-")
+
+
+def test_only_this_package_is_redirected():
+    import numba
+
+    from pegasos._numba import _jit, linear
+
+    assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
+    locator = linear.pegasos_steps._cache._impl.locator
+    assert locator.get_cache_path().startswith(_jit.CACHE_DIR)
