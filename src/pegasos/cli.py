@@ -223,10 +223,53 @@ def _estimator(args, parser, n):
 def _load(path, zero_based, n_features=None):
     try:
         return load_svmlight(path, n_features=n_features, zero_based=zero_based)
-    except FileNotFoundError as exc:
-        raise _Failure(f"cannot read {path}: {exc.strerror}") from exc
     except DataFormatError as exc:
         raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
+
+
+def _reason(exc):
+    """An OSError's reason without the (often temporary) file name."""
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _check_output(path, what):
+    """Refuse, before any work, an output path that cannot be written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise _Failure(f"cannot write the {what} {path}: it is a folder")
+    if not os.path.isdir(folder):
+        raise _Failure(f"cannot write the {what} {path}: there is no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _Failure(f"cannot write the {what} {path}: the folder {folder} is not writable")
+
+
+def _save(est, path):
+    try:
+        save_model(est, path)
+    except OSError as exc:
+        raise _Failure(f"cannot write the model {path}: {_reason(exc)}") from exc
+
+
+def _check_weights_fit(X, n_classes, path):
+    """Refuse data whose weight vectors cannot fit in memory; note very sparse index ranges."""
+    from .kernel import _available_memory
+
+    d = X.shape[1]
+    n_problems = 1 if n_classes == 2 else n_classes
+    need = 3 * n_problems * (d + 1) * 8  # weights, their average, the model's coef_
+    available = _available_memory()
+    if available is not None and need > available:
+        raise _Failure(
+            f"{path}: the largest feature index is {d}, so the model needs {n_problems} x {d} "
+            f"weights ({need / 2**20:.0f} MB with the solver's state) but only "
+            f"{available / 2**20:.0f} MB of memory is available; are the indices right?"
+        )
+    used = np.unique(X.indices).size if hasattr(X, "indices") else d
+    if need > 100 * 2**20 and used < d / 100:
+        print(f"pegasos: note: {path} uses {used} distinct feature indices up to {d}; the "
+              f"model stores all {d} weights per problem ({need / 2**20:.0f} MB)", file=sys.stderr)
 
 
 class _Progress:
@@ -267,11 +310,18 @@ class _Progress:
 
 
 def _train(args, parser):
+    model_path = args.model or os.path.basename(args.data) + ".model"
+    if args.cv is None:
+        _check_output(model_path, "model")
+    if args.plot:
+        _check_output(args.plot, "plot")
     X, y = _load(args.data, args.zero_based)
     classes = np.unique(y)
     if len(classes) < 2:
         raise _Failure(f"{args.data}: all examples have the label {_label(classes[0])}; "
                        "training needs at least 2 classes")
+    if args.solver == "pegasos":
+        _check_weights_fit(X, len(classes), args.data)
     est = _estimator(args, parser, X.shape[0])
     if args.solver != "pegasos" and args.plot:
         parser.error("--plot draws the training curves of -s pegasos; for the kernel "
@@ -286,7 +336,6 @@ def _train(args, parser):
     X_test = y_test = None
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
-    model_path = args.model or os.path.basename(args.data) + ".model"
     if args.solver != "pegasos":
         return _train_kernel(args, est, X, y, X_test, y_test, model_path)
     traced = args.plot is not None or args.test is not None
@@ -310,7 +359,7 @@ def _train(args, parser):
         progress.close()
     seconds = time.perf_counter() - tic
     est.set_params(callback=None)
-    save_model(est, model_path)
+    _save(est, model_path)
     summary = {
         "data": args.data,
         "model": model_path,
@@ -357,7 +406,7 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     tic = time.perf_counter()
     est.fit(X, y)
     seconds = time.perf_counter() - tic
-    save_model(est, model_path)
+    _save(est, model_path)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
         "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
@@ -461,12 +510,14 @@ def _predict_parser(sub):
 def _predict(args, parser):
     from ._files import write_atomic
 
+    if args.output:
+        _check_output(args.output, "predictions")
     try:
         est = load_model(args.model)
-    except FileNotFoundError as exc:
-        raise _Failure(f"cannot read {args.model}: {exc.strerror}") from exc
     except ModelFileError as exc:
         raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {args.model}: {_reason(exc)}") from exc
     X, y = _load(args.data, args.zero_based, n_features=est.n_features_in_)
     predicted = est.predict(X)
     lines = "".join(_label(v) + "\n" for v in predicted)
@@ -474,7 +525,10 @@ def _predict(args, parser):
     summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
                "correct": correct, "accuracy": correct / len(y)}
     if args.output:
-        write_atomic(args.output, lambda f: f.write(lines), mode="w")
+        try:
+            write_atomic(args.output, lambda f: f.write(lines), mode="w")
+        except OSError as exc:
+            raise _Failure(f"cannot write the predictions {args.output}: {_reason(exc)}") from exc
         summary["output"] = args.output
         report = sys.stdout
     else:
@@ -690,6 +744,19 @@ def main(argv=None):
         # The reader went away (``pegasos demo | head``): not an error here.
         # Point stdout at devnull so that the exit flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print("pegasos: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print(f"pegasos: error: out of memory running {args.command}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"pegasos: error: {_reason(exc)}{where}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # the estimators' own checks (parameters, data)
+        print(f"pegasos: error: {exc}", file=sys.stderr)
         return 1
 
 

@@ -15,7 +15,13 @@ import os
 
 import numpy as np
 
-__all__ = ["DataFormatError", "load_svmlight"]
+__all__ = ["MAX_FEATURE_INDEX", "DataFormatError", "load_svmlight"]
+
+#: The largest feature index a data file may use: LIBSVM's and LIBLINEAR's
+#: (a C ``int``).  Memory runs out long before it for a linear model (each
+#: index is a weight: 16 GiB of float64 here); the command line also refuses
+#: data whose weights cannot fit in the memory available.
+MAX_FEATURE_INDEX = 2**31 - 1
 
 
 class DataFormatError(ValueError):
@@ -72,6 +78,9 @@ def _line_problem(line, zero_based, n_features):
         except ValueError:
             return f"the feature index {index!r} in {token!r} is not an integer"
         lowest = 0 if zero_based else 1
+        if idx > MAX_FEATURE_INDEX:
+            return (f"feature index {idx} in {token!r} exceeds the maximum {MAX_FEATURE_INDEX} "
+                    "(LIBSVM's and LIBLINEAR's limit)")
         if idx < lowest:
             base = "zero-based" if zero_based else "one-based"
             return f"feature index {idx} in {token!r} is below {lowest} ({base} indices)"
@@ -131,10 +140,12 @@ def load_svmlight(path, *, n_features=None, zero_based=False):
                 X, y = load_svmlight_file(f, n_features=n_features, zero_based=zero_based)
         else:
             X, y = load_svmlight_file(path, n_features=n_features, zero_based=zero_based)
-    except (ValueError, EOFError, OSError, lzma.LZMAError) as exc:
-        if isinstance(exc, FileNotFoundError):
+    except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:  # missing, a folder, unreadable
             raise
         _raise_with_line(path, zero_based, n_features, exc)
+    if X.shape[1] > MAX_FEATURE_INDEX + 1:
+        _raise_with_line(path, zero_based, n_features, ValueError("feature index too large"))
     if X.shape[0] == 0:
         raise DataFormatError(path, None, "no data: the file has no examples")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):

@@ -4,8 +4,9 @@ A model file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding the
 fitted arrays -- ``coef_``, ``intercept_``, ``classes_``, ... -- and one more
 entry, ``__meta__``, a JSON document::
 
-    {"format": "pegasos-model", "version": 1, "estimator": "PegasosClassifier",
-     "pegasos_version": "...", "params": {...}, "attributes": {...}}
+    {"format": "pegasos-model", "version": 2, "estimator": "PegasosClassifier",
+     "pegasos_version": "...", "params": {...}, "attributes": {...},
+     "arrays": {"coef_": {"dtype": "<f8", "shape": [1, 123]}, ...}}
 
 ``params`` are the estimator's constructor parameters (JSON values only: a
 ``class_weight`` dict is kept as a list of pairs, and parameters that cannot
@@ -16,13 +17,28 @@ data) is stored as its CSR arrays, ``NAME__csr_data``/``indices``/``indptr``/
 ``shape``.  Arrays are read with ``allow_pickle=False``: nothing in a model file
 can run code, and a pickle is refused, never loaded.
 
+Loading never trusts the file (:func:`load_model`): before a byte of an
+array is read, the archive's members are checked against the header's
+``arrays`` table -- every member expected by name, no extras, no duplicates,
+no path-like names, stored uncompressed as ``numpy.savez`` writes them, and
+no larger than the shape and dtype in the header allow -- so a small file
+cannot inflate into a large one.  Then each array's dtype and shape must be
+the header's, the arrays must agree with each other and with the estimator
+(classes, features, support vectors, CSR structure), and every value must be
+finite.  Each failure is a :class:`ModelFileError` naming the file and the
+problem.  Version 1 files (no ``arrays`` table) are still read, with every
+check but the size table; their members must be stored uncompressed too, so
+they need no more memory than their size on disk.
+
 Writes go to a temporary file in the target's folder, are flushed to disk and
 then renamed over the target, so an interrupted or failed save never leaves a
 half-written or stale model behind.
 """
 
 import json
+import math
 import os
+import re
 import zipfile
 from numbers import Integral, Real
 
@@ -30,9 +46,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import write_atomic
+from ._rows import check_sparse_structure
 
 FORMAT = "pegasos-model"
-VERSION = 1
+VERSION = 2
+#: Format versions this release reads.
+READABLE_VERSIONS = (1, 2)
 _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
@@ -131,6 +150,9 @@ def save_model(estimator, path):
         "dropped_params": dropped,
         "attributes": attributes,
     }
+    meta["arrays"] = {
+        name: {"dtype": arr.dtype.str, "shape": list(arr.shape)} for name, arr in arrays.items()
+    }
     arrays[_META] = np.asarray(json.dumps(meta))
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
@@ -139,56 +161,308 @@ def save_model(estimator, path):
 _NOT_SAVED = {"duality_gap_", "objective_history_"}
 
 
+# --- loading -----------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_META_CAP = 1 << 20  # bytes: a header is a few kB
+_NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: < 64 kB)
+
+_COMMON_ARRAYS = {"classes_", "intercept_"}
+_OPTIONAL_ARRAYS = {"feature_names_in_"}
+_KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
+#: (arrays, scalar attributes with their types) of each estimator's model.
+_SCHEMA = {
+    "PegasosClassifier": (
+        _COMMON_ARRAYS | {"coef_"},
+        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
+    ),
+    "KernelPegasosClassifier": (
+        _KERNEL_ARRAYS,
+        {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_kernel_evals_": Integral,
+         "n_iter_": Integral},
+    ),
+    "SBPClassifier": (
+        _KERNEL_ARRAYS | {"margin_"},
+        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+         "n_iter_": Integral},
+    ),
+    "KernelPerceptron": (
+        _KERNEL_ARRAYS,
+        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+         "n_iter_": Integral},
+    ),
+}
+
+
+class _Refuse:
+    """Raises ModelFileError("PATH: ...")."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, what):
+        if what.startswith(("is ", "has ")):
+            raise ModelFileError(f"{self.path} {what}")
+        raise ModelFileError(f"{self.path} is not a valid model file: {what}")
+
+    def check(self, ok, what):
+        if not ok:
+            self(what)
+
+
+def _read_members(path, refuse):
+    """{member name without .npy: ZipInfo}, after the archive-level checks."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        refuse(f"is truncated or corrupt ({exc})")
+    names = [info.filename for info in infos]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    refuse.check(not dup, f"member {dup[0] if dup else ''!r} appears more than once")
+    members = {}
+    for info in infos:
+        stem = info.filename[:-4] if info.filename.endswith(".npy") else None
+        refuse.check(
+            stem is not None and (stem == _META or _NAME.match(stem)),
+            f"unexpected member {info.filename!r} (members are NAME.npy arrays)",
+        )
+        refuse.check(
+            info.compress_type == zipfile.ZIP_STORED and info.compress_size == info.file_size,
+            f"member {info.filename!r} is compressed; model files store arrays uncompressed "
+            "(as numpy.savez writes them)",
+        )
+        members[stem] = info
+    refuse.check(_META in members, "is an npz archive but not a pegasos model file (no header)")
+    refuse.check(members[_META].file_size <= _META_CAP, "the header is implausibly large")
+    return members
+
+
+def _read_meta(archive, refuse):
+    try:
+        meta = json.loads(str(archive[_META]))
+    except (ValueError, TypeError) as exc:
+        refuse(f"the header is not valid JSON ({exc})")
+    refuse.check(isinstance(meta, dict), "the header is not a JSON object")
+    if meta.get("format") != FORMAT:
+        refuse(f"is not a pegasos model file (format {meta.get('format')!r})")
+    if meta.get("version") not in READABLE_VERSIONS:
+        refuse(
+            f"has model format version {meta.get('version')!r}; this pegasos reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))} (save the model again with the pegasos "
+            "release that wrote it, or retrain)"
+        )
+    refuse.check(meta.get("estimator") in _SCHEMA,
+                 f"unknown estimator {meta.get('estimator')!r}")
+    for key in ("params", "attributes"):
+        refuse.check(isinstance(meta.get(key), dict), f"header field {key!r} is not an object")
+    return meta
+
+
+def _expected_members(meta, refuse):
+    """{member: (dtype, shape)} from a version-2 header (None for version 1)."""
+    if meta["version"] == 1:
+        return None
+    table = meta.get("arrays")
+    refuse.check(isinstance(table, dict), "header field 'arrays' is not an object")
+    out = {}
+    for name, spec in table.items():
+        ok = (
+            isinstance(spec, dict)
+            and isinstance(spec.get("dtype"), str)
+            and isinstance(spec.get("shape"), list)
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                    for v in spec["shape"])
+        )
+        refuse.check(ok, f"header entry for array {name!r} is malformed")
+        try:
+            dtype = np.dtype(spec["dtype"])
+        except TypeError:
+            refuse(f"header gives array {name!r} an unknown dtype {spec['dtype']!r}")
+        refuse.check(dtype.kind in "biufU", f"array {name!r} has dtype {dtype}, which a model "
+                                            "file never holds")
+        out[name] = (dtype, tuple(spec["shape"]))
+    return out
+
+
+def _check_sizes(members, expected, refuse):
+    """Members are exactly the header's arrays, none larger than its shape allows."""
+    stored = set(members) - {_META}
+    missing, extra = sorted(set(expected) - stored), sorted(stored - set(expected))
+    refuse.check(not missing, f"array {missing[0] if missing else ''!r} listed in the header "
+                              "is missing")
+    refuse.check(not extra, f"member {extra[0] if extra else ''!r} is not listed in the header")
+    for name, (dtype, shape) in expected.items():
+        cap = _NPY_HEADER_CAP + dtype.itemsize * math.prod(shape)
+        refuse.check(members[name].file_size <= cap,
+                     f"array {name!r} takes {members[name].file_size} bytes but its header "
+                     f"shape {list(shape)} and dtype {dtype} allow at most {cap}")
+
+
+def _load_arrays(archive, members, expected, refuse):
+    arrays = {}
+    for name in members:
+        if name == _META:
+            continue
+        try:
+            arr = archive[name]
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+            refuse(f"array {name!r} cannot be read ({exc})")
+        refuse.check(arr.dtype.kind in "biufU", f"array {name!r} has dtype {arr.dtype}")
+        if expected is not None:
+            dtype, shape = expected[name]
+            refuse.check(arr.dtype == dtype and arr.shape == shape,
+                         f"array {name!r} is {arr.dtype}{list(arr.shape)} but the header says "
+                         f"{dtype}{list(shape)}")
+        arrays[name] = arr
+    return arrays
+
+
+def _assemble_sparse(arrays, refuse):
+    """NAME__csr_* members into one CSR matrix, its structure checked first."""
+    for key in [k for k in arrays if k.endswith("__csr_data")]:
+        name = key[: -len("__csr_data")]
+        parts = {}
+        for part in _CSR_PARTS:
+            member = f"{name}__csr_{part}"
+            refuse.check(member in arrays, f"sparse array {name!r} has no {member!r}")
+            parts[part] = arrays.pop(member)
+        shape = parts["shape"]
+        refuse.check(shape.shape == (2,) and shape.dtype.kind in "iu" and np.all(shape >= 0),
+                     f"sparse array {name!r} has a malformed shape {shape.tolist()}")
+        matrix = sp.csr_matrix((0, 0))
+        matrix.data, matrix.indices, matrix.indptr = (
+            parts["data"], parts["indices"], parts["indptr"]
+        )
+        matrix._shape = (int(shape[0]), int(shape[1]))
+        try:
+            check_sparse_structure(matrix)
+        except ValueError as exc:
+            refuse(f"sparse array {name!r}: {exc}")
+        arrays[name] = sp.csr_matrix(
+            (parts["data"], parts["indices"], parts["indptr"]), shape=matrix.shape
+        )
+    leftover = sorted(k for k in arrays if "__csr_" in k)
+    refuse.check(not leftover, f"member {leftover[0] if leftover else ''!r} has no "
+                               "matching __csr_data")
+
+
+def _check_scalars(name, attributes, refuse):
+    _, scalars = _SCHEMA[name]
+    for key, value in attributes.items():
+        kind = scalars.get(key)
+        refuse.check(kind is not None, f"unexpected fitted attribute {key!r} for {name}")
+        ok = isinstance(value, kind) and not isinstance(value, bool)
+        if ok and kind is Real:
+            ok = math.isfinite(value)
+        if ok and kind is Integral:
+            ok = value >= 0
+        refuse.check(ok, f"attribute {key!r} is {value!r}; a {'finite number' if kind is Real else 'non-negative integer'} is expected")
+    missing = sorted(set(scalars) - set(attributes))
+    refuse.check(not missing, f"fitted attribute {missing[0] if missing else ''!r} is missing")
+    refuse.check(attributes["n_features_in_"] >= 1, "n_features_in_ must be at least 1")
+    for key in ("lam_", "gamma_"):
+        if key in attributes:
+            refuse.check(attributes[key] > 0, f"attribute {key!r} must be > 0")
+
+
+def _check_arrays(name, arrays, attributes, kernel, refuse):
+    """Shapes agree with each other and with the estimator; values are finite."""
+    allowed, _ = _SCHEMA[name]
+    present = set(arrays)
+    missing = sorted(allowed - present)
+    extra = sorted(present - allowed - _OPTIONAL_ARRAYS)
+    refuse.check(not missing, f"array {missing[0] if missing else ''!r} is missing")
+    refuse.check(not extra, f"unexpected array {extra[0] if extra else ''!r} for {name}")
+    d = attributes["n_features_in_"]
+    classes = arrays["classes_"]
+    refuse.check(classes.ndim == 1 and classes.shape[0] >= 2,
+                 f"classes_ must list at least two classes; got shape {list(classes.shape)}")
+    refuse.check(np.all(classes[1:] > classes[:-1]), "classes_ must be sorted and distinct")
+    n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
+
+    def shaped(key, shape, kinds="f"):
+        arr = arrays[key]
+        refuse.check(arr.dtype.kind in kinds and arr.shape == shape,
+                     f"{key} must have shape {list(shape)} for {classes.shape[0]} classes and "
+                     f"{d} features; got {arr.dtype}{list(arr.shape)}")
+        if arr.dtype.kind == "f":
+            refuse.check(bool(np.all(np.isfinite(arr))), f"{key} holds NaN or infinite values")
+        return arr
+
+    shaped("intercept_", (n_problems,))
+    if "feature_names_in_" in arrays:
+        shaped("feature_names_in_", (d,), kinds="U")
+    if name == "PegasosClassifier":
+        shaped("coef_", (n_problems, d))
+        return
+    n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
+    shaped("dual_coef_", (n_problems, n_sv))
+    support = shaped("support_", (n_sv,), kinds="iu")
+    refuse.check(bool(np.all(support >= 0)), "support_ holds negative indices")
+    shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
+    if "margin_" in arrays:
+        shaped("margin_", (n_problems,))
+    sv = arrays["support_vectors_"]
+    expected = (0, 0) if kernel == "precomputed" else (n_sv, d)
+    refuse.check(sv.shape == expected,
+                 f"support_vectors_ must have shape {list(expected)} for {n_sv} support vectors "
+                 f"and {d} features; got {list(sv.shape)}")
+    values = sv.data if sp.issparse(sv) else sv
+    refuse.check(values.dtype.kind == "f" and bool(np.all(np.isfinite(values))),
+                 "support_vectors_ must hold finite floating-point values")
+
+
 def load_model(path):
     """Read a model written by :func:`save_model` and return the fitted estimator.
+
+    The file is checked before use (see the module docstring): nothing is
+    unpickled, nothing is inflated beyond what the header declares, and the
+    arrays must fit the estimator and each other.
 
     Raises
     ------
     ModelFileError
         If the file is not a pegasos model (a pickle, another format),
-        truncated or corrupt, or written in a format version this release does
-        not read.
+        truncated or corrupt, written in a format version this release does
+        not read, or inconsistent in any way; the message names the problem.
+    OSError
+        If the file cannot be opened (missing, a folder, not readable).
     """
     path = os.fspath(path)
+    refuse = _Refuse(path)
     with open(path, "rb") as f:
         head = f.read(4)
     if head[:1] in _PICKLE_MAGIC:
-        raise ModelFileError(
-            f"{path} is a pickle; pegasos model files are never unpickled (unpickling can "
-            "run arbitrary code). Save models with pegasos.save_model."
+        refuse(
+            "is a pickle; pegasos model files are never unpickled (unpickling can run "
+            "arbitrary code). Save models with pegasos.save_model."
         )
-    if head != _ZIP_MAGIC:
-        raise ModelFileError(f"{path} is not a pegasos model file (it is not an npz archive)")
+    refuse.check(head == _ZIP_MAGIC, "is not a pegasos model file (it is not an npz archive)")
+    members = _read_members(path, refuse)
     try:
         with np.load(path, allow_pickle=False) as archive:
-            if _META not in archive.files:
-                raise ModelFileError(f"{path} is an npz archive but not a pegasos model file")
-            meta = json.loads(str(archive[_META]))
-            arrays = {k: archive[k] for k in archive.files if k != _META}
-    except ModelFileError:
-        raise
+            meta = _read_meta(archive, refuse)
+            expected = _expected_members(meta, refuse)
+            if expected is not None:
+                _check_sizes(members, expected, refuse)
+            arrays = _load_arrays(archive, members, expected, refuse)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as exc:
-        raise ModelFileError(f"{path} is truncated or corrupt ({exc})") from exc
-    if meta.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a pegasos model file (format {meta.get('format')!r})")
-    if meta.get("version") != VERSION:
-        raise ModelFileError(
-            f"{path} has model format version {meta.get('version')!r}; this pegasos "
-            f"reads version {VERSION}"
-        )
-    classes = _estimators()
-    if meta.get("estimator") not in classes:
-        raise ModelFileError(f"{path} holds an unknown estimator {meta.get('estimator')!r}")
+        if isinstance(exc, ModelFileError):
+            raise
+        refuse(f"is truncated or corrupt ({exc})")
+    name = meta["estimator"]
+    _assemble_sparse(arrays, refuse)
+    _check_scalars(name, meta["attributes"], refuse)
     params = {k: _from_json_param(v) for k, v in meta["params"].items()}
-    estimator = classes[meta["estimator"]](**params)
+    try:
+        estimator = _estimators()[name](**params)
+        estimator._validate_params()
+    except (TypeError, ValueError) as exc:  # InvalidParameterError is a ValueError
+        refuse(f"the header's parameters are not valid for {name} ({exc})")
+    _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
-    for key in [k for k in arrays if k.endswith("__csr_data")]:
-        name = key[: -len("__csr_data")]
-        parts = {part: arrays.pop(f"{name}__csr_{part}") for part in _CSR_PARTS}
-        arrays[name] = sp.csr_matrix(
-            (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])
-        )
     for key, value in arrays.items():
         setattr(estimator, key, value)
     return estimator
