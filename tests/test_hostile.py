@@ -205,3 +205,169 @@ def test_cli_as_a_process_prints_no_traceback(tmp_path, data_file):
                            str(tmp_path / "absent.model")], capture_output=True, text=True)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+# --- model files: the cases the issue found, one message each --------------------
+
+
+def _members(path):
+    with np.load(path) as archive:
+        return {k: archive[k] for k in archive.files}
+
+
+def _rewrite(path, members, meta_edit=None, compress=False):
+    import json
+    import zipfile
+
+    from .fuzz_inputs import _npy, _write
+
+    members = dict(members)
+    meta = json.loads(str(members.pop("__meta__")))
+    if meta_edit:
+        meta_edit(meta)
+    entries = [(k + ".npy", _npy(v)) for k, v in members.items()]
+    entries.append(("__meta__.npy", _npy(np.asarray(json.dumps(meta)))))
+    _write(path, entries, compress)
+    assert zipfile.is_zipfile(path)
+
+
+@pytest.fixture
+def kernel_model(tmp_path):
+    from pegasos import KernelPegasosClassifier, save_model
+
+    X, y = _csr(3)
+    path = tmp_path / "k.model"
+    save_model(KernelPegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
+    return path, X
+
+
+def _table_edit(name, shape):
+    def edit(meta):
+        meta["arrays"][name]["shape"] = list(shape)
+    return edit
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda m: m.update(support_vectors___csr_indices=np.full_like(m["support_vectors___csr_indices"], 99)),
+         r"sparse array 'support_vectors_': X is a malformed sparse CSR matrix: column index 99"),
+        (lambda m: m["support_vectors___csr_indptr"].__setitem__(5, 10**9),
+         r"indptr decreases at row 5"),
+        (lambda m: m.update(dual_coef_=np.hstack([m["dual_coef_"], [[1.0]]])),
+         r"array 'dual_coef_' is float64\[1, \d+\] but the header says"),
+        (lambda m: m["intercept_"].__setitem__(0, np.nan), r"intercept_ holds NaN or infinite values"),
+        (lambda m: m.update(extra=np.zeros(2)), r"member 'extra' is not listed in the header"),
+    ],
+)
+def test_crafted_kernel_model_files_are_refused(kernel_model, change, match):
+    from pegasos.model_io import ModelFileError, load_model
+
+    path, _ = kernel_model
+    members = _members(path)
+    change(members)
+    _rewrite(path, members)
+    with pytest.raises(ModelFileError, match=match):
+        load_model(path)
+
+
+def test_model_file_shapes_must_agree_even_when_the_header_agrees(kernel_model):
+    from pegasos.model_io import ModelFileError, load_model
+
+    path, _ = kernel_model
+    members = _members(path)
+    wide = np.hstack([members["dual_coef_"], [[1.0]]])
+    members["dual_coef_"] = wide
+    _rewrite(path, members, _table_edit("dual_coef_", wide.shape))
+    with pytest.raises(ModelFileError, match=r"support_ must have shape \[\d+\]"):
+        load_model(path)
+
+
+def test_linear_model_files_refuse_extra_rows_nan_duplicates_and_odd_names(tmp_path):
+    import zipfile
+
+    from pegasos import save_model
+    from pegasos.model_io import ModelFileError, load_model
+
+    from .fuzz_inputs import _npy
+
+    X, y = _csr(4)
+    path = tmp_path / "l.model"
+    save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
+    members = _members(path)
+    three = np.vstack([members["coef_"]] * 3)
+    _rewrite(path, dict(members, coef_=three), _table_edit("coef_", three.shape))
+    with pytest.raises(ModelFileError, match=r"coef_ must have shape \[1, 6\] for 2 classes and 6 features"):
+        load_model(path)
+    _rewrite(path, dict(members, coef_=members["coef_"] * np.nan))
+    with pytest.raises(ModelFileError, match=r"coef_ holds NaN or infinite values"):
+        load_model(path)
+    _rewrite(path, members)
+    with zipfile.ZipFile(path, "a") as zf, pytest.warns(UserWarning):
+        zf.writestr("coef_.npy", _npy(members["coef_"] * 2))
+    with pytest.raises(ModelFileError, match=r"member 'coef_.npy' appears more than once"):
+        load_model(path)
+    _rewrite(path, members)
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("../evil.npy", _npy(np.zeros(1)))
+    with pytest.raises(ModelFileError, match=r"unexpected member '../evil.npy'"):
+        load_model(path)
+
+
+def test_a_deflated_bomb_is_refused_before_inflating(tmp_path):
+    from pegasos import save_model
+    from pegasos.model_io import ModelFileError, load_model
+
+    X, y = _csr(4)
+    path = tmp_path / "l.model"
+    save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
+    members = _members(path)
+    members["coef_"] = np.zeros((1, 20_000_000))  # 160 MB of zeros: a few hundred kB deflated
+    _rewrite(path, members, _table_edit("coef_", (1, 6)), compress=True)
+    assert path.stat().st_size < 2_000_000
+    with pytest.raises(ModelFileError, match=r"member '\w+.npy' is compressed"):
+        load_model(path)
+    _rewrite(path, members, _table_edit("coef_", (1, 6)))  # stored, but larger than declared
+    with pytest.raises(ModelFileError, match=r"array 'coef_' takes 160000128 bytes but its header shape \[1, 6\]"):
+        load_model(path)
+
+
+def test_version_1_files_still_load(tmp_path):
+    from pegasos import save_model
+    from pegasos.model_io import load_model
+
+    X, y = _csr(4)
+    clf = PegasosClassifier(n_iter=30, random_state=0).fit(X, y)
+    path = tmp_path / "v1.model"
+    save_model(clf, path)
+
+    def as_version_1(meta):
+        meta["version"] = 1
+        del meta["arrays"]
+
+    _rewrite(path, _members(path), as_version_1)
+    np.testing.assert_array_equal(load_model(path).decision_function(X), clf.decision_function(X))
+
+
+def test_header_edits_are_messages_not_tracebacks(tmp_path):
+    from pegasos import save_model
+    from pegasos.model_io import ModelFileError, load_model
+
+    X, y = _csr(4)
+    path = tmp_path / "l.model"
+    save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
+    members = _members(path)
+    edits = {
+        r"parameters are not valid for PegasosClassifier": lambda m: m["params"].update(batch_size="x"),
+        r"parameters are not valid": lambda m: m["params"].update(nonsense=1),
+        r"unexpected fitted attribute '__class__'": lambda m: m["attributes"].update(__class__=1),
+        r"attribute 'lam_' must be > 0": lambda m: m["attributes"].update(lam_=-1.0),
+        r"fitted attribute 'n_features_in_' is missing": lambda m: m["attributes"].pop("n_features_in_"),
+        r"header field 'params' is not an object": lambda m: m.update(params=[1]),
+        r"header entry for array 'coef_' is malformed": lambda m: m["arrays"].update(coef_=3),
+        r"unknown estimator 'os.system'": lambda m: m.update(estimator="os.system"),
+    }
+    for match, edit in edits.items():
+        _rewrite(path, members, edit)
+        with pytest.raises(ModelFileError, match=match):
+            load_model(path)

@@ -293,6 +293,7 @@ class DaskPegasosClassifier(PegasosClassifier):
                 norm2 = float(w @ w)
                 if norm2 > radius2:
                     w *= math.sqrt(radius2 / norm2)
+            _check_finite_weights(w, t)
             if t >= avg_start:
                 w_sum += w
                 n_avg += 1
@@ -312,6 +313,7 @@ class DaskPegasosClassifier(PegasosClassifier):
             ]
             results = client.gather(futures)
             w = sum(wp * (m / n) for wp, m in results)
+            _check_finite_weights(w, e)
             self._report(client, problem, n_problems, e, epochs, w, bias_feature, d, None, 0)
         return w, epochs
 
@@ -324,6 +326,14 @@ class DaskPegasosClassifier(PegasosClassifier):
             "iterations_total": total, "seconds": None, "coef": out[:d].copy(),
             "intercept": float(out[d] * bias_feature), "gap": None, "client": client,
         })
+
+
+def _check_finite_weights(w, t):
+    if not np.all(np.isfinite(w)):
+        raise ValueError(
+            f"Floating-point overflow in the weights by round {t}. Scale the input (e.g. "
+            "with StandardScaler or MaxAbsScaler) or increase lam."
+        )
 
 
 def _check_dask_input(X, y):
@@ -348,7 +358,70 @@ def _check_dask_input(X, y):
             f"X and y are partitioned differently: X's row chunks {X.chunks[0]} but y's "
             f"{y.chunks[0]}; rechunk y like X (y.rechunk(X.chunks[0]))."
         )
+    # checked chunk by chunk on the workers, in the same graph as the fit
+    X = X.map_blocks(_checked_block, dtype=np.float64, meta=X._meta)
+    y = y.map_blocks(_checked_labels, dtype=y.dtype)
     return X, y
+
+
+def _checked_block(block):
+    """One chunk of X, checked as the in-memory estimator checks X (finite, sparse structure)."""
+    from sklearn.utils import check_array
+
+    from ._rows import check_sparse_structure
+
+    check_sparse_structure(block)
+    return check_array(block, accept_sparse="csr", dtype=np.float64, accept_large_sparse=True,
+                       ensure_min_samples=0, input_name="X")
+
+
+def _checked_labels(block):
+    from sklearn.utils.multiclass import check_classification_targets
+
+    if block.size:
+        check_classification_targets(block)
+    return block
+
+
+#: Seconds to connect to a scheduler and complete Dask's handshake.
+CONNECT_TIMEOUT = 10.0
+
+
+def _connect(address, timeout=CONNECT_TIMEOUT):
+    """A Client of the scheduler at ``address``, or a ValueError within ``timeout`` (+5) s.
+
+    ``Client(address, timeout=...)`` bounds the TCP connection only: a server
+    that accepts but is not Dask can keep the handshake waiting forever, or
+    send bytes that Dask reads as a frame length (seen: ``MemoryError: Unable
+    to allocate 3.01 EiB``).  The client is therefore made in a thread with a
+    deadline, and every failure becomes one message.
+    """
+    import threading
+
+    from distributed import Client
+
+    box = {}
+
+    def connect():
+        try:
+            box["client"] = Client(address, timeout=f"{timeout}s")
+        except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="pegasos-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 5.0)
+    if thread.is_alive():
+        raise ValueError(
+            f"no Dask scheduler answered at {address!r} within {timeout + 5.0:.0f} s (a server "
+            "is listening there, but it does not speak Dask's protocol)"
+        )
+    if "error" in box:
+        exc = box["error"]
+        raise ValueError(
+            f"cannot connect to a Dask scheduler at {address!r} ({type(exc).__name__}: {exc})"
+        ) from exc
+    return box["client"]
 
 
 class _client:
@@ -366,12 +439,7 @@ class _client:
                                         processes=True, dashboard_address=":0")
             self.client = Client(self.cluster)
         else:
-            try:
-                self.client = Client(self.address, timeout="5s")
-            except (OSError, TimeoutError) as exc:
-                raise ValueError(
-                    f"cannot reach the Dask scheduler at {self.address!r}: {exc}"
-                ) from exc
+            self.client = _connect(self.address)
         return self.client
 
     def __exit__(self, *exc):
