@@ -371,3 +371,61 @@ def test_header_edits_are_messages_not_tracebacks(tmp_path):
         _rewrite(path, members, edit)
         with pytest.raises(ModelFileError, match=match):
             load_model(path)
+
+
+# --- numerical edges ----------------------------------------------------------------
+
+
+def _small():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    return X, np.sign(X[:, 0] + 0.1)
+
+
+def test_negative_class_weights_are_refused():
+    from pegasos import KernelPegasosClassifier
+
+    X, y = _small()
+    for est in (PegasosClassifier(n_iter=5), KernelPegasosClassifier(n_iter=5)):
+        with pytest.raises(ValueError, match=r"class_weight must be finite and non-negative; got \{1.0: -1.0\}"):
+            est.set_params(class_weight={1.0: -1.0, -1.0: 1.0}).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kernel_overflow_is_refused_at_fit():
+    from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+
+    X, y = _small()
+    for est in (SBPClassifier(0.1, n_iter=20), KernelPerceptron(n_epochs=1),
+                KernelPegasosClassifier(n_iter=20)):
+        for kernel in ("linear", "rbf", "poly"):
+            with pytest.raises(ValueError, match="The kernel overflows on this data"):
+                est.set_params(kernel=kernel).fit(X * 1e300, y)
+
+
+def test_non_finite_decision_values_are_an_error_not_a_prediction():
+    from pegasos import KernelPerceptron
+
+    X, y = _small()
+    clf = KernelPerceptron(kernel="poly", n_epochs=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="Non-finite decision values"):
+        clf.predict(X * 1e200)
+    lin = PegasosClassifier(n_iter=50, random_state=0).fit(X, y)
+    lin.coef_ = lin.coef_ * 1e200  # a model that is finite, on data it overflows with
+    with pytest.raises(ValueError, match="Non-finite decision values"):
+        lin.predict(X * 1e200)
+
+
+def test_a_lambda_too_small_for_float64_is_refused():
+    X, y = _small()
+    with pytest.raises(ValueError, match=r"lam=1e-300 is too small for this data.*Use lam >= 2.8\de-150"):
+        PegasosClassifier(lam=1e-300, n_iter=10).fit(X, y)
+    assert np.all(PegasosClassifier(lam=1e-140, n_iter=10).fit(X, y).coef_ != 0)
+
+
+def test_a_batch_larger_than_the_data_is_the_data():
+    X, y = _small()
+    big = PegasosClassifier(batch_size=10**9, n_iter=5, sampling="cyclic").fit(X, y)
+    whole = PegasosClassifier(batch_size=len(y), n_iter=5, sampling="cyclic").fit(X, y)
+    np.testing.assert_array_equal(big.coef_, whole.coef_)
+    assert PegasosClassifier(batch_size=10**9, n_epochs=2).fit(X, y).n_iter_ == 2

@@ -272,7 +272,8 @@ class DaskPegasosClassifier(PegasosClassifier):
 
     def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
                 n_problems):
-        n, k = int(sizes.sum()), self.batch_size
+        n = int(sizes.sum())
+        k = min(self.batch_size, n)  # a batch larger than the data is the data
         T = self._budget(n)
         suffix = self._suffix_fraction()
         avg_start = 1 if self.average is True else (

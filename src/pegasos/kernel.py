@@ -46,6 +46,7 @@ from .linear import (
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
+    check_finite_scores,
     check_two_classes,
     loss_weights,
     positive_classes,
@@ -127,6 +128,11 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
             else row_sqnorms(rows.kernel, rows.n_rows)
         )
         diag = _kern.kernel_diagonal(rows.kernel, sqnorm, *self._kargs, rows.n_rows)
+        if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
+            raise ValueError(
+                "The kernel overflows on this data: squared row norms or K(x, x) are not "
+                "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
+            )
         seeds = check_random_state(self.random_state).randint(
             np.iinfo(np.int32).max, size=len(positive_classes(classes))
         )
@@ -199,6 +205,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
                 scores,
             )
         scores += self.intercept_
+        check_finite_scores(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -222,7 +229,7 @@ class _ResponseSolver(_KernelClassifier):
         lam = self._lam(n)
         bias2 = self._bias2()
         diag_b = diag + bias2
-        T, k = self._budget(n), self._batch_size()
+        T, k = self._budget(n), min(self._batch_size(), n)
         radius2 = float(np.mean(sw)) / lam if self._projection() else 0.0
         suffix = self._suffix()
         avg_start = (
@@ -371,7 +378,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         if self.n_iter is not None:
             return int(self.n_iter)
         if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / self.batch_size))
+            return max(1, math.ceil(self.n_epochs * n / min(self.batch_size, n)))
         return max(1, math.ceil(10.0 / self.lam_))
 
     def _batch_size(self):
@@ -596,6 +603,10 @@ class SBPClassifier(_KernelClassifier):
                     ConvergenceWarning,
                 )
                 norm = scale
+            if not (np.all(np.isfinite(a)) and np.isfinite(b) and np.isfinite(norm)):
+                raise ValueError(
+                    "Floating-point overflow in the SBP's coefficients. Scale the input."
+                )
             coefs.append(a / norm)
             intercepts.append(b / norm)
             margins.append(kappa / scale)

@@ -360,7 +360,9 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
                 f"y has labels {unseen.tolist()} that are not in classes {self.classes_.tolist()}."
             )
         sw = self._loss_weights(X, y, sample_weight)
-        T = self.n_iter or math.ceil((self.n_epochs or 1.0) * X.shape[0] / self.batch_size)
+        T = self.n_iter or math.ceil(
+            (self.n_epochs or 1.0) * X.shape[0] / min(self.batch_size, X.shape[0])
+        )
         self._solve(X, y, sw, T, reset=first, suffix=self._suffix_fraction(), keep_alpha=False)
         return self
 
@@ -372,7 +374,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         structure first (a malformed CSR matrix is a ``ValueError``).
         """
         check_sparse_structure(X)
-        return super().decision_function(X)
+        return check_finite_scores(super().decision_function(X))
 
     def duality_gap(self, X, y, sample_weight=None):
         """Primal objective and duality-gap certificate of the fitted model on (X, y).
@@ -435,7 +437,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         if self.n_iter is not None:
             return int(self.n_iter)
         if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / self.batch_size))
+            return max(1, math.ceil(self.n_epochs * n / min(self.batch_size, n)))
         return max(1, math.ceil(10.0 / self.lam_))
 
     def _can_continue(self, classes, n_features, lam):
@@ -525,17 +527,15 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         # touches most rows, so its cost does not grow with n; a long one
         # stops checking).  Filled up front when one-vs-rest problems share it
         # across threads, and when a certificate, which needs every row, is due.
+        k = min(self.batch_size, rows.n_rows)  # a batch larger than the data is the data
+        _check_first_step(rows, sw, self.lam_, k, bias_feature)
         sqnorm = np.full(rows.n_rows, -1.0)
         # [all filled, draws so far]; one list shared by the problems' runs
         norms_done = [n_problems > 1 or checking, 0]
         if norms_done[0]:
             _k.fill_sqnorms(rows.kernel, sqnorm, bias_feature)
-        per_epoch = math.ceil(rows.n_rows / self.batch_size)
-        block = (
-            max(1, round(self.check_every * per_epoch))
-            if checking
-            else max(1, _BLOCK_DRAWS // self.batch_size)
-        )
+        per_epoch = math.ceil(rows.n_rows / k)
+        block = max(1, round(self.check_every * per_epoch)) if checking else max(1, _BLOCK_DRAWS // k)
 
         def _report(c, t, done, elapsed, gap):
             if self.callback is None:
@@ -570,7 +570,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             t, done, elapsed = t0, 0, 0.0
             while done < T:
                 steps = min(block, T - done)
-                idx = stream.take(steps * self.batch_size)
+                idx = stream.take(steps * k)
                 tic = time.perf_counter()
                 if not norms_done[0]:
                     norms_done[1] += idx.shape[0]
@@ -585,7 +585,7 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
                     sw,
                     sqnorm,
                     idx,
-                    self.batch_size,
+                    k,
                     t,
                     self.lam_,
                     bias_feature,
@@ -667,6 +667,9 @@ def loss_weights(X, y, sample_weight, class_weight, classes):
         raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
     if class_weight is not None:
         cw = compute_class_weight(class_weight, classes=classes, y=y)
+        if np.any(cw < 0) or not np.all(np.isfinite(cw)):
+            bad = {c.item(): float(w) for c, w in zip(classes, cw) if not w >= 0 or w == np.inf}
+            raise ValueError(f"class_weight must be finite and non-negative; got {bad}.")
         sw = sw * cw[np.searchsorted(classes, y)]
     if not np.sum(sw) > 0:
         raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
@@ -688,6 +691,32 @@ def check_two_classes(classes):
         raise ValueError(
             f"The training data must contain samples of at least 2 classes; "
             f"got only one class: {classes.tolist()[0]!r}."
+        )
+
+
+def check_finite_scores(scores):
+    """Decision values, or a ValueError when any is NaN or infinite (never a prediction)."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            "Non-finite decision values: the input's magnitudes overflow the model's "
+            "arithmetic. Scale the input as the training data was scaled."
+        )
+    return scores
+
+
+def _check_first_step(rows, sw, lam, k, bias_feature):
+    """Refuse a lambda so small that the first step, of size 1/lam, overflows ||w||^2."""
+    step = float(np.max(sw)) / (lam * k)
+    if step < 1e100:  # (1e100)^2 times a squared norm below 1e108 is finite: no need to look
+        return
+    largest = float(np.max(_k.row_sqnorms(rows.kernel, rows.n_rows), initial=0.0))
+    largest += bias_feature**2
+    if not np.isfinite(step * step * largest):
+        floor = float(np.max(sw)) * math.sqrt(largest) / k / 1e150
+        raise ValueError(
+            f"lam={lam:.3g} is too small for this data: the first Pegasos step has size "
+            f"1/lam, and its squared norm overflows float64. Use lam >= {floor:.3g} (or a "
+            "smaller C)."
         )
 
 
