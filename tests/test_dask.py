@@ -121,7 +121,7 @@ def test_errors(cluster, data):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(unknown, yd)
     with pytest.raises(ValueError, match=r"partitioned differently: X's row chunks \(100, 100, 100\) but y's \(150, 150\)"):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, yd.rechunk(150))
-    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+    with pytest.raises(ValueError, match=r"cannot connect to a Dask scheduler at 'tcp://127.0.0.1:9'"):
         DaskPegasosClassifier(scheduler="tcp://127.0.0.1:9").fit(Xd, yd)
     with pytest.raises(ValueError, match=r"sample_weight is not supported with dask input"):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(Xd, yd, sample_weight=np.ones(300))
@@ -142,3 +142,54 @@ def test_sparse_chunks_give_the_dense_model(cluster, mode, budget):
     dense = DaskPegasosClassifier(**params).fit(Xd, yd)
     sparse = DaskPegasosClassifier(**params).fit(Xs, yd)
     assert np.array_equal(dense.coef_, sparse.coef_)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_chunks_are_checked_on_the_workers(cluster, data, bad):
+    X, y, _, yd = data
+    Z = X.copy()
+    Z[250, 2] = bad  # in the last chunk
+    with pytest.raises(ValueError, match=r"Input X contains (NaN|infinity)"):
+        DaskPegasosClassifier(scheduler=cluster.scheduler_address, n_epochs=1).fit(
+            da.from_array(Z, chunks=(100, 5)), yd)
+
+
+def test_overflow_in_the_weights_is_an_error(cluster, data):
+    X, y, _, yd = data
+    Z = X * 1e200
+    with pytest.raises(ValueError, match=r"Floating-point overflow in the weights"):
+        DaskPegasosClassifier(lam=1e-3, scheduler=cluster.scheduler_address, n_epochs=2).fit(
+            da.from_array(Z, chunks=(100, 5)), yd)
+
+
+def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkeypatch):
+    import socket
+    import threading
+    import time
+
+    from pegasos import dask_backend
+
+    _, _, Xd, yd = data
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+
+    def accept():  # accepts, then never says a word
+        try:
+            while True:
+                accepted.append(server.accept()[0])
+        except OSError:
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)
+    tic = time.perf_counter()
+    try:
+        with pytest.raises(ValueError, match=rf"no Dask scheduler answered at 'tcp://127.0.0.1:{port}'"
+                                             r" within 6 s"):
+            DaskPegasosClassifier(scheduler=f"tcp://127.0.0.1:{port}").fit(Xd, yd)
+    finally:
+        server.close()
+        for conn in accepted:
+            conn.close()
+    assert time.perf_counter() - tic < 30

@@ -429,3 +429,13 @@ def test_a_batch_larger_than_the_data_is_the_data():
     whole = PegasosClassifier(batch_size=len(y), n_iter=5, sampling="cyclic").fit(X, y)
     np.testing.assert_array_equal(big.coef_, whole.coef_)
     assert PegasosClassifier(batch_size=10**9, n_epochs=2).fit(X, y).n_iter_ == 2
+
+
+def test_an_overflowing_norm_is_an_error_not_an_all_zero_model():
+    from pegasos import KernelPegasosClassifier
+
+    X, y = _small()
+    with pytest.raises(ValueError, match=r"Floating-point overflow in the weights by iteration"):
+        PegasosClassifier(lam=1e-3, n_epochs=2).fit(X * 1e200, y)
+    with pytest.raises(ValueError, match=r"Floating-point overflow in the coefficients"):
+        KernelPegasosClassifier(lam=1e-300, n_iter=20).fit(X, y)

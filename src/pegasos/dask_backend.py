@@ -388,8 +388,8 @@ def _checked_labels(block):
 CONNECT_TIMEOUT = 10.0
 
 
-def _connect(address, timeout=CONNECT_TIMEOUT):
-    """A Client of the scheduler at ``address``, or a ValueError within ``timeout`` (+5) s.
+def _connect(address):
+    """A Client of the scheduler at ``address``, or a ValueError within CONNECT_TIMEOUT + 5 s.
 
     ``Client(address, timeout=...)`` bounds the TCP connection only: a server
     that accepts but is not Dask can keep the handshake waiting forever, or
@@ -401,6 +401,7 @@ def _connect(address, timeout=CONNECT_TIMEOUT):
 
     from distributed import Client
 
+    timeout = CONNECT_TIMEOUT
     box = {}
 
     def connect():

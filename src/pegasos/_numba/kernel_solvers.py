@@ -135,6 +135,8 @@ def kernel_pegasos_steps(
                 g[l] += delta * (column[l] + bias2)
         if w2 < 0.0:
             w2 = 0.0
+        elif w2 == np.inf:
+            s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
         if mode == PEGASOS:
             if radius2 > 0.0 and w2 > radius2:
                 s *= math.sqrt(radius2 / w2)

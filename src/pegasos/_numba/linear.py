@@ -210,6 +210,10 @@ def pegasos_steps(
             b += bias_step
         if wnorm2 < 0.0:
             wnorm2 = 0.0
+        elif wnorm2 == np.inf:
+            # ||w||^2 overflowed: the projection would scale w to exactly 0 and
+            # hide it.  A NaN scale makes the caller's finite check report it.
+            a = np.nan
         if radius2 > 0.0 and wnorm2 > radius2:
             a *= np.sqrt(radius2 / wnorm2)
             wnorm2 = radius2
