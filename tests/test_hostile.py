@@ -6,16 +6,16 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from pegasos import PegasosClassifier, duality_gap
+from pegasos import PegasosClassifier, duality_gap, load_model, save_model
 from pegasos._files import remove_stale_temporaries, write_atomic
 from pegasos.cli import main
+from pegasos.model_io import ModelFileError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -233,7 +233,7 @@ def _rewrite(path, members, meta_edit=None, compress=False):
 
 @pytest.fixture
 def kernel_model(tmp_path):
-    from pegasos import KernelPegasosClassifier, save_model
+    from pegasos import KernelPegasosClassifier
 
     X, y = _csr(3)
     path = tmp_path / "k.model"
@@ -261,7 +261,6 @@ def _table_edit(name, shape):
     ],
 )
 def test_crafted_kernel_model_files_are_refused(kernel_model, change, match):
-    from pegasos.model_io import ModelFileError, load_model
 
     path, _ = kernel_model
     members = _members(path)
@@ -272,7 +271,6 @@ def test_crafted_kernel_model_files_are_refused(kernel_model, change, match):
 
 
 def test_model_file_shapes_must_agree_even_when_the_header_agrees(kernel_model):
-    from pegasos.model_io import ModelFileError, load_model
 
     path, _ = kernel_model
     members = _members(path)
@@ -283,18 +281,20 @@ def test_model_file_shapes_must_agree_even_when_the_header_agrees(kernel_model):
         load_model(path)
 
 
-def test_linear_model_files_refuse_extra_rows_nan_duplicates_and_odd_names(tmp_path):
-    import zipfile
-
-    from pegasos import save_model
-    from pegasos.model_io import ModelFileError, load_model
-
-    from .fuzz_inputs import _npy
-
+@pytest.fixture
+def linear_model(tmp_path):
     X, y = _csr(4)
     path = tmp_path / "l.model"
     save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
-    members = _members(path)
+    return path, _members(path)
+
+
+def test_linear_model_files_refuse_extra_rows_nan_duplicates_and_odd_names(linear_model):
+    import zipfile
+
+    from .fuzz_inputs import _npy
+
+    path, members = linear_model
     three = np.vstack([members["coef_"]] * 3)
     _rewrite(path, dict(members, coef_=three), _table_edit("coef_", three.shape))
     with pytest.raises(ModelFileError, match=r"coef_ must have shape \[1, 6\] for 2 classes and 6 features"):
@@ -314,14 +314,9 @@ def test_linear_model_files_refuse_extra_rows_nan_duplicates_and_odd_names(tmp_p
         load_model(path)
 
 
-def test_a_deflated_bomb_is_refused_before_inflating(tmp_path):
-    from pegasos import save_model
-    from pegasos.model_io import ModelFileError, load_model
+def test_a_deflated_bomb_is_refused_before_inflating(linear_model):
 
-    X, y = _csr(4)
-    path = tmp_path / "l.model"
-    save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
-    members = _members(path)
+    path, members = linear_model
     members["coef_"] = np.zeros((1, 20_000_000))  # 160 MB of zeros: a few hundred kB deflated
     _rewrite(path, members, _table_edit("coef_", (1, 6)), compress=True)
     assert path.stat().st_size < 2_000_000
@@ -333,8 +328,6 @@ def test_a_deflated_bomb_is_refused_before_inflating(tmp_path):
 
 
 def test_version_1_files_still_load(tmp_path):
-    from pegasos import save_model
-    from pegasos.model_io import load_model
 
     X, y = _csr(4)
     clf = PegasosClassifier(n_iter=30, random_state=0).fit(X, y)
@@ -349,14 +342,9 @@ def test_version_1_files_still_load(tmp_path):
     np.testing.assert_array_equal(load_model(path).decision_function(X), clf.decision_function(X))
 
 
-def test_header_edits_are_messages_not_tracebacks(tmp_path):
-    from pegasos import save_model
-    from pegasos.model_io import ModelFileError, load_model
+def test_header_edits_are_messages_not_tracebacks(linear_model):
 
-    X, y = _csr(4)
-    path = tmp_path / "l.model"
-    save_model(PegasosClassifier(n_iter=30, random_state=0).fit(X, y), path)
-    members = _members(path)
+    path, members = linear_model
     edits = {
         r"parameters are not valid for PegasosClassifier": lambda m: m["params"].update(batch_size="x"),
         r"parameters are not valid": lambda m: m["params"].update(nonsense=1),
