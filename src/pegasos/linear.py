@@ -374,7 +374,9 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         structure first (a malformed CSR matrix is a ``ValueError``).
         """
         check_sparse_structure(X)
-        return check_finite_scores(super().decision_function(X))
+        with np.errstate(over="ignore", invalid="ignore"):  # reported as a ValueError
+            scores = super().decision_function(X)
+        return check_finite_scores(scores)
 
     def duality_gap(self, X, y, sample_weight=None):
         """Primal objective and duality-gap certificate of the fitted model on (X, y).
