@@ -10,6 +10,7 @@ minibatch      seed 004's figures: k in {1, 10, 100, 1000} at fixed kT  minibatc
 scaling        seed 000's claim: time to a fixed error as n grows      scaling.{json,md,png}
 kernel         seed 002's figure: test error against kernel evals      kernel.{json,md,png}
 dask_scaling   distributed Pegasos on a LocalCluster                   dask.{json,md}
+input_checks   the sparse structure check against the fit and predict  input_checks.{json,md}
 =============  ======================================================  =====================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
@@ -31,7 +32,7 @@ from pegasos._files import write_atomic
 
 from .common import HERE, SHARED_DATA, environment
 
-PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling"]
+PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks"]
 
 
 def main(argv=None):

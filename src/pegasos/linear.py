@@ -713,6 +713,11 @@ def _check_first_step(rows, sw, lam, k, bias_feature):
         return
     largest = float(np.max(_k.row_sqnorms(rows.kernel, rows.n_rows), initial=0.0))
     largest += bias_feature**2
+    if not np.isfinite(largest):
+        raise ValueError(
+            "Floating-point overflow in the rows' squared norms (infinite in float64). "
+            "Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
+        )
     if not np.isfinite(step * step * largest):
         floor = float(np.max(sw)) * math.sqrt(largest) / k / 1e150
         raise ValueError(
