@@ -89,3 +89,12 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
     assert DualityGap(primal=1.0, dual=0.0).relative_gap == float("inf")
     assert DualityGap(primal=1.5, dual=1.0).relative_gap == pytest.approx(0.5)
     assert duality_gap(X, y, np.zeros(3), lam=1.0).dual > 0
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import pegasos.objective
+
+    result = doctest.testmod(pegasos.objective)
+    assert result.attempted > 0 and result.failed == 0

@@ -102,11 +102,55 @@ def test_overflow_is_reported_with_a_remedy():
 
 def test_duality_gap_function_errors(binary):
     X, y = binary
-    with pytest.raises(ValueError, match=r"y must hold labels -1 and \+1 only"):
-        duality_gap(X, (y > 0).astype(int), np.zeros(5), lam=0.1)
+    with pytest.raises(ValueError, match=r"y must hold two classes; got 3: \[0, 1, 2\]"):
+        duality_gap(X, np.arange(len(y)) % 3, np.zeros(5), lam=0.1)
     with pytest.raises(ValueError, match=r"lam must be > 0"):
         duality_gap(X, y, np.zeros(5), lam=0.0)
-    with pytest.raises(ValueError, match=r"coef has 4 entries but X has 5 features"):
+    with pytest.raises(ValueError, match=r"coef must have shape \(5,\) or \(1, 5\) for X's 5 features; got \(4,\)"):
         duality_gap(X, y, np.zeros(4), lam=0.1)
-    with pytest.raises(ValueError, match=r"intercept must be 0 when intercept_mode is None"):
+    with pytest.raises(ValueError, match=r"intercept must be one number; got shape \(2,\)"):
+        duality_gap(X, y, np.zeros(5), np.zeros(2), lam=0.1)
+    with pytest.raises(ValueError, match=r"intercept is 1 but intercept_mode is None .*'augment'"):
         duality_gap(X, y, np.zeros(5), 1.0, lam=0.1)
+
+
+def test_duality_gap_takes_scikit_learn_models_as_they_come(binary):
+    from sklearn.svm import LinearSVC
+
+    X, y = binary
+    labels = np.where(y > 0, 1, 0)  # scikit-learn's usual 0/1
+    svm = LinearSVC(C=1.0, loss="hinge", tol=1e-10, max_iter=1_000_000, random_state=0).fit(X, labels)
+    lam = 1.0 / len(y)
+    gap = duality_gap(X, labels, svm.coef_, svm.intercept_, lam=lam, intercept_mode="augment")
+    same = duality_gap(X, y, svm.coef_.ravel(), float(svm.intercept_[0]), lam=lam,
+                       intercept_mode="augment")
+    assert gap == same
+    w = np.append(svm.coef_.ravel(), svm.intercept_[0])  # LIBLINEAR's objective, computed here
+    hinge = np.maximum(0.0, 1.0 - y * (X @ svm.coef_.ravel() + svm.intercept_[0]))
+    assert gap.primal == pytest.approx(lam / 2 * w @ w + hinge.mean(), rel=1e-12)
+
+
+def test_a_tolerance_not_reached_warns_with_the_certified_gap(binary):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = binary
+    with pytest.warns(ConvergenceWarning, match=r"did not reach tol=1e-06 in 50 iterations: the "
+                                                r"certified relative duality gap is [\d.e+-]+ \(primal"):
+        PegasosClassifier(tol=1e-6, n_iter=50, random_state=0).fit(X * 100, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = PegasosClassifier(lam=0.1, tol=0.5, n_epochs=200, random_state=0).fit(X, y)
+    assert clf.duality_gap_[0].relative_gap <= 0.5 and clf.n_iter_ < 200 * len(y)
+
+
+def test_cli_says_when_the_tolerance_was_not_reached(tmp_path, capsys):
+    from pegasos.cli import main
+
+    path = tmp_path / "u.svm"
+    path.write_text("1 1:500 2:1\n-1 1:-300 3:200\n1 2:900\n-1 1:40 3:-100\n1 1:30 2:10\n")
+    assert main(["train", "-q", "-e", "1e-6", "--iter", "1000", str(path), str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("pegasos: warning: Pegasos did not reach tol=1e-06 in 1000 iterations")
+    assert err.count("\n") == 1

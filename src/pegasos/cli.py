@@ -721,6 +721,11 @@ def _note(args, text, err=False):
         print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings (a fit that did not converge) as one line on stderr, as errors are."""
+    print(f"pegasos: warning: {message}", file=sys.stderr)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="pegasos", description="Support vector machines trained by Pegasos."
@@ -734,7 +739,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     command_parser, run = commands[args.command]
     try:
-        status = run(args, command_parser)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            status = run(args, command_parser)
         sys.stdout.flush()
         return status
     except _Failure as exc:

@@ -2,11 +2,13 @@
 
 import math
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -135,7 +137,9 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
         :math:`(P(w) - D(\alpha))/D(\alpha)`, an upper bound on the relative
         suboptimality :math:`(P(w) - P^*)/P^*`, falls below ``tol``.  Checked
         every ``check_every`` epochs, at the cost of one pass over the data
-        each time.  None: run the whole budget, as in the paper.
+        each time.  When the budget runs out first, a ``ConvergenceWarning``
+        gives the certified gap and what to try.  None: run the whole budget,
+        as in the paper.
     check_every : float > 0, default=2.0
         Epochs between two duality-gap checks (with ``tol`` or
         ``track_objective``).
@@ -635,6 +639,8 @@ class PegasosClassifier(LinearClassifierMixin, BaseEstimator):
             )
         self.n_iter_ = int(max(done))
         self.t_ = int(self._t.max() - 1)
+        if self.tol is not None:
+            _warn_unconverged(self.duality_gap_, self.tol, T)
         for hist in self.objective_history_:
             for key in hist:
                 hist[key] = np.asarray(hist[key])
@@ -694,6 +700,21 @@ def check_two_classes(classes):
             f"The training data must contain samples of at least 2 classes; "
             f"got only one class: {classes.tolist()[0]!r}."
         )
+
+
+def _warn_unconverged(gaps, tol, T):
+    """A ConvergenceWarning for each problem whose certified gap is still above ``tol``."""
+    for c, gap in enumerate(gaps):
+        if gap is not None and not gap.relative_gap <= tol:
+            which = f" (one-vs-rest problem {c})" if len(gaps) > 1 else ""
+            warnings.warn(
+                f"Pegasos did not reach tol={tol:g} in {T} iterations{which}: the certified "
+                f"relative duality gap is {gap.relative_gap:.3g} (primal {gap.primal:.6g}, dual "
+                f"{gap.dual:.6g}). Scale the features (e.g. StandardScaler), raise n_iter or "
+                "n_epochs, or increase lam.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
 
 def check_finite_scores(scores):

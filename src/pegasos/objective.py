@@ -92,7 +92,11 @@ def _augmented(coef, intercept, intercept_mode, intercept_scaling, n_features):
     if intercept_mode == "unregularized":
         return w, 0.0, float(intercept)
     if intercept != 0:
-        raise ValueError("intercept must be 0 when intercept_mode is None")
+        raise ValueError(
+            f"intercept is {intercept:g} but intercept_mode is None (no intercept); pass "
+            "intercept_mode='augment' for LIBLINEAR's and LinearSVC's regularised intercept "
+            "(with their intercept_scaling) or 'unregularized' for a free one (SGDClassifier)"
+        )
     return w, 0.0, 0.0
 
 
@@ -165,10 +169,14 @@ def duality_gap(
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,), labels in {-1, +1}
-    coef : array-like of shape (n_features,)
-    intercept : float
-        ``b``; with ``intercept_mode="augment"`` the regularised coordinate is
+    y : array-like of shape (n_samples,)
+        Two classes: -1 and +1, or any two labels, the larger one positive
+        (``classes_[1]``, as scikit-learn's binary classifiers have it).
+    coef : array-like of shape (n_features,) or (1, n_features)
+        A binary model's ``coef_`` as it comes.
+    intercept : float or array-like of shape (1,)
+        ``b`` (a binary model's ``intercept_`` as it comes); with
+        ``intercept_mode="augment"`` the regularised coordinate is
         ``intercept / intercept_scaling``.
     lam : float > 0
         The regularisation lambda (``C = 1 / (lam * n_samples)``).
@@ -181,6 +189,21 @@ def duality_gap(
     Returns
     -------
     DualityGap
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.svm import LinearSVC
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> svm = LinearSVC(C=1.0, loss="hinge", tol=1e-8, max_iter=1_000_000).fit(X, y)
+    >>> gap = duality_gap(X, y, svm.coef_, svm.intercept_, lam=1 / len(y),
+    ...                   intercept_mode="augment")
+    >>> round(gap.primal, 4)  # LIBLINEAR's optimum of the same objective
+    0.0466
+    >>> bool(gap.dual <= gap.primal)  # a lower bound on it, from one pass of dual ascent
+    True
     """
     from sklearn.utils.validation import check_array, check_consistent_length
 
@@ -190,14 +213,25 @@ def duality_gap(
         raise ValueError(f"lam must be > 0; got {lam!r}")
     check_sparse_structure(X)
     X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True)
-    y = np.asarray(y, dtype=np.float64)
+    y = np.asarray(y)
     check_consistent_length(X, y)
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1 and +1 only")
+    labels = np.unique(y)
+    if labels.shape[0] > 2:
+        raise ValueError(f"y must hold two classes; got {labels.shape[0]}: {labels.tolist()}")
+    if not np.all(np.isin(labels, (-1, 1))):  # any two labels: the larger is +1
+        y = np.where(y == labels[-1], 1.0, -1.0)
+    y = np.asarray(y, dtype=np.float64)
     sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    coef = np.asarray(coef, dtype=np.float64).ravel()
-    if coef.shape[0] != X.shape[1]:
-        raise ValueError(f"coef has {coef.shape[0]} entries but X has {X.shape[1]} features")
+    coef = np.asarray(coef, dtype=np.float64)
+    if coef.ndim == 2 and coef.shape[0] == 1:
+        coef = coef[0]
+    if coef.ndim != 1 or coef.shape[0] != X.shape[1]:
+        raise ValueError(f"coef must have shape ({X.shape[1]},) or (1, {X.shape[1]}) for X's "
+                         f"{X.shape[1]} features; got {coef.shape}")
+    intercept = np.asarray(intercept, dtype=np.float64)
+    if intercept.size != 1:
+        raise ValueError(f"intercept must be one number; got shape {intercept.shape}")
+    intercept = float(intercept.reshape(()))
     w, bias_feature, b = _augmented(coef, intercept, intercept_mode, intercept_scaling, X.shape[1])
     rows = as_rows(X)
     return gap_from_rows(rows, y, sw, lam, w, bias_feature, b, intercept_mode == "unregularized")
