@@ -328,3 +328,69 @@ def test_sbp_nu_defaults_to_the_one_matching_C(files, capsys):
     summary = json.loads(capsys.readouterr().out)
     X, y = load_svmlight(train)
     assert summary["nu"] == pytest.approx(nu_for(X, y, C=5.0, gamma=0.5, random_state=0))
+
+
+# --- LIBLINEAR/LIBSVM habits ------------------------------------------------------
+
+
+def test_version(capsys):
+    from pegasos import __version__
+
+    for flag in ("--version", "-V"):
+        with pytest.raises(SystemExit) as exit_:
+            main([flag])
+        assert exit_.value.code == 0
+        assert capsys.readouterr().out == f"pegasos {__version__}\n"
+
+
+def test_liblinear_weight_spellings_give_the_same_model(files, tmp_path):
+    _, train, _ = files
+    ours, theirs = tmp_path / "ours.model", tmp_path / "theirs.model"
+    assert main(["train", "-q", "-w", "1:2", "-w", "-1:0.5", train, str(ours)]) == 0
+    assert main(["train", "-q", "-w1", "2", "-w-1", "0.5", train, str(theirs)]) == 0
+    a, b = load_model(ours), load_model(theirs)
+    assert a.class_weight == b.class_weight == {1.0: 2.0, -1.0: 0.5}
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert main(["train", "-q", "-w", "-1:0.5", train, str(theirs)]) == 0  # a value with a minus
+    assert load_model(theirs).class_weight == {-1.0: 0.5}
+
+
+@pytest.mark.parametrize("code, says", [
+    ("3", "LIBLINEAR's hinge-loss SVM (dual), which is the hinge-loss SVM: -s pegasos"),
+    ("0", "or LIBSVM's C-SVC: -s kernel-pegasos or -s sbp"),
+    ("12", "not available here"),
+])
+def test_numeric_solver_codes_name_the_equivalent(files, capsys, code, says):
+    _, train, _ = files
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "-s", code, train])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"solvers are named here, not numbered: -s {code} is" in err and says in err
+
+
+def test_predict_ignores_features_the_model_has_not_seen(files, tmp_path, capsys):
+    tmp, train, test = files
+    model = str(tmp / "m.model")
+    assert main(["train", "-q", "--seed", "3", train, model]) == 0
+    X, y = load_svmlight(test)
+    wide = _write(tmp / "wide.svm", "".join(
+        line.rstrip("\n") + f" {X.shape[1] + 5}:7.5\n" for line in open(test)))
+    out_plain, out_wide = str(tmp / "a.txt"), str(tmp / "b.txt")
+    capsys.readouterr()
+    assert main(["predict", "-q", test, model, out_plain]) == 0
+    assert main(["predict", "--json", wide, model, out_wide]) == 0
+    assert open(out_plain).read() == open(out_wide).read()
+    assert json.loads(capsys.readouterr().out)["ignored_feature_values"] == X.shape[0]
+    assert main(["predict", wide, model, out_wide]) == 0
+    assert f"{X.shape[0]} values of features beyond the model's" in capsys.readouterr().err
+    Xw, _ = load_svmlight(wide, n_features=X.shape[1])  # the Python API does the same
+    assert (Xw != X).nnz == 0
+
+
+def test_the_linear_kernel_prints_no_gamma(files, capsys):
+    tmp, train, _ = files
+    assert main(["train", "-s", "perceptron", "-t", "0", train, str(tmp / "p.model")]) == 0
+    assert "gamma" not in capsys.readouterr().out
+    assert main(["train", "-s", "perceptron", "-t", "2", train, str(tmp / "p.model")]) == 0
+    assert "(gamma = " in capsys.readouterr().out

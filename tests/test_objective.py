@@ -91,10 +91,10 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
     assert duality_gap(X, y, np.zeros(3), lam=1.0).dual > 0
 
 
-def test_docstring_examples_run():
+@pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets"])
+def test_docstring_examples_run(module):
     import doctest
+    import importlib
 
-    import pegasos.objective
-
-    result = doctest.testmod(pegasos.objective)
+    result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

@@ -13,13 +13,14 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 import warnings
 
 import numpy as np
 
-from .datasets import DataFormatError, load_svmlight
+from .datasets import DataFormatError, read_svmlight
 from .model_io import ModelFileError, load_model, save_model
 
 DEMO_DATASETS = ("breast_cancer", "digits")
@@ -35,6 +36,37 @@ class _Failure(Exception):
 # --------------------------------------------------------------------- train
 
 
+# LIBLINEAR's (train -s) and LIBSVM's (svm-train -s) solver numbers, and what they are here.
+_HINGE = "the hinge-loss SVM: -s pegasos (the default)"
+_NUMBERED = {
+    "0": "LIBLINEAR's L2-regularised logistic regression (not available here), or LIBSVM's "
+         "C-SVC: -s kernel-pegasos or -s sbp, with -t KERNEL",
+    "1": f"LIBLINEAR's squared-hinge SVM (dual); the closest here is {_HINGE}",
+    "2": f"LIBLINEAR's squared-hinge SVM (primal); the closest here is {_HINGE}",
+    "3": f"LIBLINEAR's hinge-loss SVM (dual), which is {_HINGE}",
+    "4": "LIBLINEAR's Crammer-Singer multi-class SVM (not available: multi-class data is "
+         "trained one-vs-rest by every solver here), or LIBSVM's nu-SVR (not available)",
+    "5": "LIBLINEAR's L1-regularised SVM (not available here)",
+    "6": "LIBLINEAR's L1-regularised logistic regression (not available here)",
+    "7": "LIBLINEAR's logistic regression (dual; not available here)",
+}
+
+
+def _solver(text):
+    """A solver name; LIBLINEAR's and LIBSVM's numbers get a message naming the equivalent."""
+    if text in SOLVERS:
+        return text
+    if text.isdigit():
+        meaning = _NUMBERED.get(text, "a LIBLINEAR/LIBSVM solver that is not available here "
+                                      "(regression, one-class)")
+        raise argparse.ArgumentTypeError(
+            f"solvers are named here, not numbered: -s {text} is {meaning}"
+        )
+    raise argparse.ArgumentTypeError(
+        f"invalid solver {text!r}: choose from {', '.join(SOLVERS)}"
+    )
+
+
 def _train_parser(sub):
     p = sub.add_parser(
         "train",
@@ -44,7 +76,7 @@ def _train_parser(sub):
     )
     p.add_argument("data", metavar="DATA")
     p.add_argument("model", metavar="MODEL", nargs="?")
-    p.add_argument("-s", "--solver", choices=SOLVERS, default="pegasos",
+    p.add_argument("-s", "--solver", type=_solver, default="pegasos",
                    help="pegasos (linear, default), kernel-pegasos, sbp (stochastic batch "
                    "perceptron) or perceptron (kernel perceptron)")
     p.add_argument("-t", "--kernel", default=None, metavar="KERNEL",
@@ -220,9 +252,11 @@ def _estimator(args, parser, n):
     )
 
 
-def _load(path, zero_based, n_features=None):
+def _load(path, zero_based, n_features=None, counted=False):
+    """(X, y), or (X, y, values ignored beyond n_features) when ``counted``."""
     try:
-        return load_svmlight(path, n_features=n_features, zero_based=zero_based)
+        X, y, ignored = read_svmlight(path, n_features=n_features, zero_based=zero_based)
+        return (X, y, ignored) if counted else (X, y)
     except DataFormatError as exc:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
@@ -410,11 +444,13 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
         "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "classes": [_label(c) for c in est.classes_], "kernel": est.kernel, "gamma": est.gamma_,
+        "classes": [_label(c) for c in est.classes_], "kernel": est.kernel,
         "iterations": est.n_iter_, "support_vectors": int(len(est.support_)),
         "kernel_evaluations": est.n_kernel_evals_, "seconds": seconds,
         "training_accuracy": float(est.score(X, y)),
     }
+    if est.kernel != "linear":  # the linear kernel has no gamma
+        summary["gamma"] = est.gamma_
     if args.solver == "sbp":
         summary["nu"] = est.nu
     if X_test is not None:
@@ -431,7 +467,8 @@ def _kernel_summary_text(summary):
     lines = [
         f"{summary['data']}: {summary['n_samples']} examples, {summary['n_features']} features, "
         f"classes {', '.join(summary['classes'])}",
-        f"{summary['solver']} with the {summary['kernel']} kernel (gamma = {summary['gamma']:.6g})"
+        f"{summary['solver']} with the {summary['kernel']} kernel"
+        + (f" (gamma = {summary['gamma']:.6g})" if "gamma" in summary else "")
         + (f", nu = {summary['nu']:.6g}" if "nu" in summary else "")
         + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
         f"evaluations, {summary['support_vectors']} support vectors, {summary['seconds']:.3f} s",
@@ -518,12 +555,16 @@ def _predict(args, parser):
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot read {args.model}: {_reason(exc)}") from exc
-    X, y = _load(args.data, args.zero_based, n_features=est.n_features_in_)
+    X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_, counted=True)
+    if ignored and not (args.quiet or args.json):
+        print(f"pegasos: note: {ignored} values of features beyond the model's "
+              f"{est.n_features_in_} were ignored", file=sys.stderr)
     predicted = est.predict(X)
     lines = "".join(_label(v) + "\n" for v in predicted)
     correct = int(np.sum(predicted == y))
     summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
-               "correct": correct, "accuracy": correct / len(y)}
+               "correct": correct, "accuracy": correct / len(y),
+               "ignored_feature_values": ignored}
     if args.output:
         try:
             write_atomic(args.output, lambda f: f.write(lines), mode="w")
@@ -721,22 +762,48 @@ def _note(args, text, err=False):
         print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
 
 
+_WEIGHT_OPTION = re.compile(r"-w(-?[0-9][0-9.eE+-]*)\Z")  # LIBLINEAR's -wi WEIGHT
+
+
+def _liblinear_spellings(argv):
+    """LIBLINEAR's ``-wi WEIGHT`` (``-w1 2``, ``-w-1 0.5``) as ``--weight=i:WEIGHT``, and a
+    ``-w``/``--weight`` value that starts with a minus sign (``-w -1:0.5``) kept as a value."""
+    out, i = [], 0
+    while i < len(argv):
+        token = argv[i]
+        match = _WEIGHT_OPTION.match(token)
+        if match and i + 1 < len(argv):
+            out.append(f"--weight={match[1]}:{argv[i + 1]}")
+            i += 2
+            continue
+        if token in ("-w", "--weight") and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"--weight={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings (a fit that did not converge) as one line on stderr, as errors are."""
     print(f"pegasos: warning: {message}", file=sys.stderr)
 
 
 def main(argv=None):
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog="pegasos", description="Support vector machines trained by Pegasos."
     )
+    parser.add_argument("-V", "--version", action="version", version=f"pegasos {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     commands = {
         "train": (_train_parser(sub), _train),
         "predict": (_predict_parser(sub), _predict),
         "demo": (_demo_parser(sub), _demo),
     }
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_liblinear_spellings(sys.argv[1:] if argv is None else argv))
     command_parser, run = commands[args.command]
     try:
         with warnings.catch_warnings():

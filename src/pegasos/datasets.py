@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-__all__ = ["MAX_FEATURE_INDEX", "DataFormatError", "load_svmlight"]
+__all__ = ["MAX_FEATURE_INDEX", "DataFormatError", "load_svmlight", "read_svmlight"]
 
 #: The largest feature index a data file may use: LIBSVM's and LIBLINEAR's
 #: (a C ``int``).  Memory runs out long before it for a linear model (each
@@ -107,15 +107,18 @@ def _find_bad_line(path, zero_based, n_features):
 
 
 def load_svmlight(path, *, n_features=None, zero_based=False):
-    """Read a LIBSVM/SVMlight file into a CSR matrix and a label vector.
+    r"""Read a LIBSVM/SVMlight file into a CSR matrix and a label vector.
 
     Parameters
     ----------
     path : str or path-like
         Plain text, or compressed as ``.gz``, ``.bz2`` or ``.xz``.
     n_features : int, default=None
-        The number of features (e.g. a test file read for a trained model);
-        by default the largest index in the file.
+        The number of features (e.g. ``model.n_features_in_`` for a test
+        file): the matrix gets exactly that many columns, and features with a
+        larger index are ignored, as LIBLINEAR's and LIBSVM's ``predict`` do
+        (:func:`read_svmlight` also counts them).  By default the largest index
+        in the file.
     zero_based : bool or "auto", default=False
         Whether feature indices start at 0.  LIBSVM and LIBLINEAR files are
         one-based, the default; in a one-based file index 0 is an error.
@@ -130,6 +133,27 @@ def load_svmlight(path, *, n_features=None, zero_based=False):
     DataFormatError
         For an empty file, or a malformed or non-finite entry: the message
         names the file and the line.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1:0.5 3:2\n-1 2:1 7:4\n")
+    >>> X, y = load_svmlight(path, n_features=3)  # feature 7 is not the model's: ignored
+    >>> X.toarray()
+    array([[0.5, 0. , 2. ],
+           [0. , 1. , 0. ]])
+    """
+    X, y, _ = read_svmlight(path, n_features=n_features, zero_based=zero_based)
+    return X, y
+
+
+def read_svmlight(path, *, n_features=None, zero_based=False):
+    """:func:`load_svmlight`, plus the number of entries ignored: ``(X, y, n_ignored)``.
+
+    ``n_ignored`` counts the stored values whose feature index is beyond
+    ``n_features`` (0 when ``n_features`` is None).
     """
     from sklearn.datasets import load_svmlight_file
 
@@ -137,20 +161,29 @@ def load_svmlight(path, *, n_features=None, zero_based=False):
     try:
         if path.endswith(".xz"):
             with lzma.open(path) as f:
-                X, y = load_svmlight_file(f, n_features=n_features, zero_based=zero_based)
+                X, y = load_svmlight_file(f, zero_based=zero_based)
         else:
-            X, y = load_svmlight_file(path, n_features=n_features, zero_based=zero_based)
+            X, y = load_svmlight_file(path, zero_based=zero_based)
     except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:  # missing, a folder, unreadable
             raise
-        _raise_with_line(path, zero_based, n_features, exc)
+        _raise_with_line(path, zero_based, None, exc)
     if X.shape[1] > MAX_FEATURE_INDEX + 1:
-        _raise_with_line(path, zero_based, n_features, ValueError("feature index too large"))
+        _raise_with_line(path, zero_based, None, ValueError("feature index too large"))
     if X.shape[0] == 0:
         raise DataFormatError(path, None, "no data: the file has no examples")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
-        _raise_with_line(path, zero_based, n_features, ValueError("non-finite values"))
-    return X, y
+        _raise_with_line(path, zero_based, None, ValueError("non-finite values"))
+    ignored = 0
+    if n_features is not None and X.shape[1] != n_features:
+        import scipy.sparse as sp
+
+        if X.shape[1] > n_features:
+            ignored = int(np.count_nonzero(X.indices >= n_features))
+            X = X[:, :n_features].tocsr()
+        else:
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    return X, y, ignored
 
 
 def _raise_with_line(path, zero_based, n_features, exc):
