@@ -549,12 +549,7 @@ def _predict(args, parser):
 
     if args.output:
         _check_output(args.output, "predictions")
-    try:
-        est = load_model(args.model)
-    except ModelFileError as exc:
-        raise _Failure(str(exc)) from exc
-    except OSError as exc:
-        raise _Failure(f"cannot read {args.model}: {_reason(exc)}") from exc
+    est = _load_model(args.model)
     X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_, counted=True)
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
@@ -723,6 +718,110 @@ def _print_demo(summary, out):
         print(f"Training curves of Pegasos written to {summary['plot']}", file=out)
 
 
+# ------------------------------------------------------ export, import, info
+
+
+def _export_parser(sub):
+    p = sub.add_parser("export", help="write a linear model in LIBLINEAR's model format",
+                       description="Write MODEL (a linear model) as OUT in LIBLINEAR's text "
+                       "model format, which LIBLINEAR's own predict reads.")
+    p.add_argument("--format", choices=("liblinear",), default="liblinear")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("output", metavar="OUT")
+    return p
+
+
+def _export(args, parser):
+    from .interchange import to_liblinear
+
+    est = _load_model(args.model)
+    _check_output(args.output, "LIBLINEAR model")
+    try:
+        to_liblinear(est, args.output)
+    except OSError as exc:
+        raise _Failure(f"cannot write the LIBLINEAR model {args.output}: {_reason(exc)}") from exc
+    except ValueError as exc:
+        raise _Failure(f"{args.model}: {exc}") from exc
+    return 0
+
+
+def _import_parser(sub):
+    p = sub.add_parser("import", help="read a LIBLINEAR model file into a pegasos model",
+                       description="Read LIBLINEAR_MODEL (a classifier's model file, as "
+                       "LIBLINEAR's train writes it) and write it as the pegasos model OUT.")
+    p.add_argument("model", metavar="LIBLINEAR_MODEL")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("-l", "--lam", type=float, default=1e-4,
+                   help="the lambda it was trained for, 1 / (C n) (not in LIBLINEAR's files; "
+                   "default 1e-4); used by duality gaps and continued training")
+    return p
+
+
+def _import(args, parser):
+    from .interchange import from_liblinear
+
+    if not args.lam > 0:
+        parser.error(f"-l must be > 0; got {args.lam}")
+    _check_output(args.output, "model")
+    try:
+        est = from_liblinear(args.model, lam=args.lam)
+    except ValueError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {args.model}: {_reason(exc)}") from exc
+    _save(est, args.output)
+    return 0
+
+
+def _info_parser(sub):
+    p = sub.add_parser("info", help="describe a model file",
+                       description="Print what MODEL holds: estimator, parameters, classes, "
+                       "features, support vectors, format version.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead")
+    return p
+
+
+def _info(args, parser):
+    from .model_io import read_header
+
+    est = _load_model(args.model)
+    meta = read_header(args.model)
+    summary = {
+        "model": args.model, "estimator": meta["estimator"], "format_version": meta["version"],
+        "written_by": f"pegasos {meta.get('pegasos_version', '?')}",
+        "classes": [_label(c) if np.asarray(est.classes_).dtype.kind in "iuf" else str(c)
+                    for c in est.classes_],
+        "n_features": int(est.n_features_in_),
+        "parameters": est.get_params(),
+        "fitted": meta["attributes"],
+    }
+    if hasattr(est, "support_"):
+        summary["support_vectors"] = int(len(est.support_))
+        summary["kernel"] = est.kernel
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"{args.model}: {summary['estimator']}, model format version "
+          f"{summary['format_version']}, written by {summary['written_by']}")
+    print(f"classes {', '.join(summary['classes'])}; {summary['n_features']} features"
+          + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
+             if "support_vectors" in summary else ""))
+    print("fitted: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
+                                 for k, v in summary["fitted"].items()))
+    print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in summary["parameters"].items()))
+    return 0
+
+
+def _load_model(path):
+    try:
+        return load_model(path)
+    except ModelFileError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
+
+
 def _demo_parser(sub):
     p = sub.add_parser(
         "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
@@ -802,6 +901,9 @@ def main(argv=None):
         "train": (_train_parser(sub), _train),
         "predict": (_predict_parser(sub), _predict),
         "demo": (_demo_parser(sub), _demo),
+        "export": (_export_parser(sub), _export),
+        "import": (_import_parser(sub), _import),
+        "info": (_info_parser(sub), _info),
     }
     args = parser.parse_args(_liblinear_spellings(sys.argv[1:] if argv is None else argv))
     command_parser, run = commands[args.command]

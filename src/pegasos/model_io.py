@@ -56,7 +56,7 @@ _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
 
-__all__ = ["ModelFileError", "load_model", "save_model"]
+__all__ = ["ModelFileError", "load_model", "read_header", "save_model"]
 
 
 class ModelFileError(ValueError):
@@ -466,3 +466,11 @@ def load_model(path):
     for key, value in arrays.items():
         setattr(estimator, key, value)
     return estimator
+
+
+def read_header(path):
+    """The JSON header of a model file that :func:`load_model` accepts (format, version,
+    estimator, parameters, fitted scalars, arrays)."""
+    load_model(path)  # every check first
+    with np.load(os.fspath(path), allow_pickle=False) as archive:
+        return json.loads(str(archive[_META]))

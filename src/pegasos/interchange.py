@@ -1,0 +1,191 @@
+"""Linear models to and from LIBLINEAR's text model format.
+
+LIBLINEAR (``train``/``save_model``) writes::
+
+    solver_type L2R_L1LOSS_SVC_DUAL
+    nr_class 2
+    label 1 -1
+    nr_feature 123
+    bias 1
+    w
+    0.25
+    ...
+
+then one line per feature (and one more for the bias feature when ``bias``
+is positive), each with one weight per class -- a single column for two
+classes, the decision value being positive for the *first* label.  LIBLINEAR's
+``predict`` takes the sign (two classes) or the largest decision value.
+
+:func:`to_liblinear` writes a :class:`~pegasos.PegasosClassifier` in that
+format (solver type ``L2R_L1LOSS_SVC_DUAL``: the same hinge-loss SVM), so
+LIBLINEAR's own ``predict`` gives the same labels; :func:`from_liblinear`
+reads any LIBLINEAR classifier's file back as a ``PegasosClassifier``.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from ._files import write_atomic
+
+__all__ = ["from_liblinear", "to_liblinear"]
+
+#: LIBLINEAR's classifiers (its regression and one-class solvers are refused).
+CLASSIFIER_SOLVERS = {
+    "L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL", "MCSVM_CS",
+    "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL",
+}
+
+
+def _layout(clf):
+    """(bias value written, weight of the bias feature per problem) of a fitted model."""
+    if not clf.fit_intercept:
+        return -1.0, None
+    if clf.intercept_mode == "augment":
+        scale = float(clf.intercept_scaling)
+    else:  # a free intercept predicts the same through a constant feature of value 1
+        scale = 1.0
+    return scale, np.asarray(clf.intercept_, dtype=np.float64) / scale
+
+
+def to_liblinear(clf, path):
+    """Write a fitted linear :class:`~pegasos.PegasosClassifier` as a LIBLINEAR model file.
+
+    LIBLINEAR's labels are integers, so the classes must be whole numbers.
+    Written atomically.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from pegasos import PegasosClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = PegasosClassifier(random_state=0).fit(StandardScaler().fit_transform(X), y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "bc.liblinear")
+    >>> to_liblinear(clf, path)
+    >>> open(path).read().splitlines()[:5]
+    ['solver_type L2R_L1LOSS_SVC_DUAL', 'nr_class 2', 'label 1 0', 'nr_feature 30', 'bias 1']
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    from .linear import PegasosClassifier
+
+    if not isinstance(clf, PegasosClassifier):
+        raise ValueError(f"only linear models can be written for LIBLINEAR; got a {type(clf).__name__}")
+    check_is_fitted(clf)
+    classes = np.asarray(clf.classes_)
+    if classes.dtype.kind not in "iuf" or not np.all(np.mod(classes, 1) == 0):
+        raise ValueError(f"LIBLINEAR's labels are integers; this model's classes are {classes.tolist()}")
+    labels = [int(c) for c in classes]
+    coef = np.asarray(clf.coef_, dtype=np.float64)
+    bias, bias_w = _layout(clf)
+    if len(labels) == 2:
+        labels = labels[::-1]  # LIBLINEAR's one column is positive for its first label
+        columns = coef.reshape(1, -1)
+    else:
+        columns = coef
+    rows = columns.T  # (n_features, n_columns)
+    if bias_w is not None:
+        rows = np.vstack([rows, bias_w.reshape(1, -1)])
+    lines = [
+        "solver_type L2R_L1LOSS_SVC_DUAL",
+        f"nr_class {len(labels)}",
+        "label " + " ".join(str(label) for label in labels),
+        f"nr_feature {coef.shape[1]}",
+        f"bias {bias:.17g}",
+        "w",
+    ]
+    lines += [" ".join(f"{v:.17g}" for v in row) + " " for row in rows]
+    text = "\n".join(lines) + "\n"
+    write_atomic(path, lambda f: f.write(text), mode="w")
+
+
+class LiblinearFormatError(ValueError):
+    """A file that is not a LIBLINEAR classifier model."""
+
+
+def _header(lines, path):
+    fields = {}
+    for number, line in enumerate(lines, start=1):
+        key, _, value = line.strip().partition(" ")
+        if key == "w":
+            return fields, number
+        if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho"):
+            raise LiblinearFormatError(f"{path}, line {number}: unknown header field {key!r}")
+        fields[key] = value.strip()
+    raise LiblinearFormatError(f"{path}: no 'w' line: not a LIBLINEAR model file")
+
+
+def from_liblinear(path, *, lam=1e-4):
+    """Read a LIBLINEAR classifier's model file as a fitted :class:`~pegasos.PegasosClassifier`.
+
+    The weights give the same decisions as LIBLINEAR's ``predict``.  A model
+    file does not record the C it was trained with, so ``lam`` (default
+    1e-4, the estimator's own default when neither ``lam`` nor ``C`` is
+    given) becomes ``lam_``, used by ``duality_gap`` and by continued
+    training; pass the lambda the model was trained for, ``1 / (C n)``.
+
+    Raises
+    ------
+    LiblinearFormatError
+        A malformed file, or a regression or one-class model.
+    """
+    from .linear import PegasosClassifier
+
+    path = os.fspath(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    fields, start = _header(lines, path)
+    solver = fields.get("solver_type")
+    if solver not in CLASSIFIER_SOLVERS:
+        raise LiblinearFormatError(
+            f"{path}: solver_type {solver!r} is not a LIBLINEAR classifier "
+            f"({', '.join(sorted(CLASSIFIER_SOLVERS))})"
+        )
+    try:
+        n_class = int(fields["nr_class"])
+        labels = [int(v) for v in fields["label"].split()]
+        d = int(fields["nr_feature"])
+        bias = float(fields["bias"])
+    except (KeyError, ValueError) as exc:
+        raise LiblinearFormatError(f"{path}: incomplete or malformed header ({exc})") from exc
+    if n_class < 2 or len(labels) != n_class or len(set(labels)) != n_class or d < 1:
+        raise LiblinearFormatError(f"{path}: inconsistent header: nr_class {n_class}, labels "
+                                   f"{labels}, nr_feature {d}")
+    # one column for two classes, but Crammer-Singer keeps one per class (argmax decides)
+    n_columns = 1 if n_class == 2 and solver != "MCSVM_CS" else n_class
+    n_rows = d + (1 if bias > 0 else 0)
+    body = [line for line in lines[start:] if line.strip()]
+    if len(body) != n_rows:
+        raise LiblinearFormatError(f"{path}: {len(body)} weight lines; nr_feature {d} and bias "
+                                   f"{bias:g} need {n_rows}")
+    try:
+        w = np.array([[float(v) for v in line.split()] for line in body])
+    except ValueError as exc:
+        raise LiblinearFormatError(f"{path}: a weight is not a number ({exc})") from exc
+    if w.shape != (n_rows, n_columns) or not np.all(np.isfinite(w)):
+        raise LiblinearFormatError(f"{path}: weights must be {n_rows} lines of {n_columns} "
+                                   "finite numbers")
+    if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam must be a positive number; got {lam!r}")
+    classes = np.array(sorted(labels))
+    if n_class == 2 and n_columns == 2:  # argmax of two columns: the sign of their difference
+        coef_cols = w[:, [labels.index(classes[1])]] - w[:, [labels.index(classes[0])]]
+        n_columns = 1
+    elif n_class == 2:
+        sign = 1.0 if labels[0] == classes[1] else -1.0
+        coef_cols = sign * w
+    else:
+        coef_cols = w[:, [labels.index(c) for c in classes]]
+    clf = PegasosClassifier(lam=lam, fit_intercept=bias > 0,
+                            intercept_scaling=bias if bias > 0 else 1.0)
+    clf.classes_ = classes
+    clf.coef_ = np.ascontiguousarray(coef_cols[:d].T)
+    clf.intercept_ = coef_cols[d] * bias if bias > 0 else np.zeros(n_columns)
+    clf.n_features_in_ = d
+    clf.lam_ = float(lam)
+    clf.n_iter_ = 0
+    clf.t_ = 0
+    return clf
