@@ -394,3 +394,43 @@ def test_the_linear_kernel_prints_no_gamma(files, capsys):
     assert "gamma" not in capsys.readouterr().out
     assert main(["train", "-s", "perceptron", "-t", "2", train, str(tmp / "p.model")]) == 0
     assert "(gamma = " in capsys.readouterr().out
+
+
+def test_predict_writes_decision_values_and_binary_metrics(files, tmp_path, capsys):
+    tmp, train, test = files
+    model, out = str(tmp / "m.model"), str(tmp / "dv.txt")
+    assert main(["train", "-q", train, model]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--json", "--decision-values", test, model, out]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    clf = load_model(model)
+    X, y = load_svmlight(test, n_features=clf.n_features_in_)
+    lines = open(out).read().splitlines()
+    assert lines[0] == "labels 1"
+    values = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    np.testing.assert_array_equal(values[:, 0], clf.predict(X))
+    np.testing.assert_allclose(values[:, 1], clf.decision_function(X), rtol=1e-15)
+    from sklearn.metrics import f1_score, precision_score, recall_score
+
+    predicted = clf.predict(X)
+    assert summary["positive_class"] == "1"
+    assert summary["precision"] == pytest.approx(precision_score(y, predicted))
+    assert summary["recall"] == pytest.approx(recall_score(y, predicted))
+    assert summary["f1"] == pytest.approx(f1_score(y, predicted))
+
+
+def test_multiclass_decision_values_have_a_column_per_class(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 3))
+    y = np.argmax(X, axis=1) + 1
+    data = _write(tmp_path / "m.svm", _svm_text(X, y))
+    model, out = str(tmp_path / "m.model"), str(tmp_path / "dv.txt")
+    assert main(["train", "-q", data, model]) == 0
+    assert main(["predict", "-q", "--decision-values", data, model, out]) == 0
+    lines = open(out).read().splitlines()
+    assert lines[0] == "labels 1 2 3"
+    values = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    clf = load_model(model)
+    Xr, _ = load_svmlight(data)
+    np.testing.assert_allclose(values[:, 1:], clf.decision_function(Xr), rtol=1e-15)
+    np.testing.assert_array_equal(values[:, 0], 1 + np.argmax(values[:, 1:], axis=1))

@@ -538,6 +538,9 @@ def _predict_parser(sub):
     p.add_argument("data", metavar="DATA")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("output", metavar="OUTPUT", nargs="?")
+    p.add_argument("--decision-values", action="store_true",
+                   help="write decision values too: a 'labels' header naming each column's "
+                   "class, then the predicted label and one value per column on each line")
     p.add_argument("--zero-based", action="store_true", help="feature indices start at 0")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
@@ -554,12 +557,17 @@ def _predict(args, parser):
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
               f"{est.n_features_in_} were ignored", file=sys.stderr)
-    predicted = est.predict(X)
-    lines = "".join(_label(v) + "\n" for v in predicted)
+    if args.decision_values:
+        scores = est.decision_function(X)
+        predicted = est.predict(X)
+        lines = _decision_lines(est.classes_, predicted, scores)
+    else:
+        predicted = est.predict(X)
+        lines = "".join(_label(v) + "\n" for v in predicted)
     correct = int(np.sum(predicted == y))
     summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
                "correct": correct, "accuracy": correct / len(y),
-               "ignored_feature_values": ignored}
+               "ignored_feature_values": ignored, **_binary_metrics(est.classes_, y, predicted)}
     if args.output:
         try:
             write_atomic(args.output, lambda f: f.write(lines), mode="w")
@@ -575,6 +583,30 @@ def _predict(args, parser):
     elif not args.quiet:
         print(f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})", file=report)
     return 0
+
+
+def _decision_lines(classes, predicted, scores):
+    """LIBSVM's -b layout with decision values: a ``labels`` header naming each column's
+    class (two classes: one column, positive for the second class), then the predicted
+    label and the values, one example per line."""
+    columns = [classes[1]] if scores.ndim == 1 else list(classes)
+    scores = scores.reshape(len(predicted), -1)
+    out = ["labels " + " ".join(_label(c) for c in columns) + "\n"]
+    out += [_label(p) + " " + " ".join(f"{v:.17g}" for v in row) + "\n"
+            for p, row in zip(predicted, scores)]
+    return "".join(out)
+
+
+def _binary_metrics(classes, y, predicted):
+    """Precision, recall and F1 of the positive class (the second), for two classes."""
+    if len(classes) != 2:
+        return {}
+    from sklearn.metrics import precision_recall_fscore_support
+
+    p, r, f, _ = precision_recall_fscore_support(y, predicted, pos_label=classes[1],
+                                                 average="binary", zero_division=0.0)
+    return {"positive_class": _label(classes[1]), "precision": float(p), "recall": float(r),
+            "f1": float(f)}
 
 
 def _label(value):
