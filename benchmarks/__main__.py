@@ -11,6 +11,7 @@ scaling        seed 000's claim: time to a fixed error as n grows      scaling.{
 kernel         seed 002's figure: test error against kernel evals      kernel.{json,md,png}
 dask_scaling   distributed Pegasos on a LocalCluster                   dask.{json,md}
 input_checks   the sparse structure check against the fit and predict  input_checks.{json,md}
+startup        the command line's start-up time                         startup.{json,md}
 =============  ======================================================  =====================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
@@ -32,7 +33,7 @@ from pegasos._files import write_atomic
 
 from .common import HERE, SHARED_DATA, environment
 
-PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks"]
+PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks", "startup"]
 
 
 def main(argv=None):

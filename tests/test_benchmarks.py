@@ -96,7 +96,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "scaling": ["scaling.json", "scaling.md", "scaling.png"],
              "kernel": ["kernel.json", "kernel.md", "kernel.png"],
              "dask_scaling": ["dask.json", "dask.md"],
-             "input_checks": ["input_checks.json", "input_checks.md"]}
+             "input_checks": ["input_checks.json", "input_checks.md"],
+             "startup": ["startup.json", "startup.md"]}
     for part in ran:
         for name in files[part]:
             assert (out / name).stat().st_size > 0, name

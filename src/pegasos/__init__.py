@@ -1,29 +1,44 @@
-"""pegasos: support vector machines trained by stochastic primal solvers."""
+"""pegasos: support vector machines trained by stochastic primal solvers.
 
+The public names load on first use (PEP 562), so that ``import pegasos`` and
+the command line's ``--help``, ``--version`` and usage errors do not wait for
+NumPy, scikit-learn and Numba; ``from pegasos import PegasosClassifier`` works
+as usual.
+"""
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
-
-from .datasets import load_svmlight
-from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier, nu_for, nu_from_svm
-from .linear import PegasosClassifier
-from .model_io import load_model, save_model
-from .objective import DualityGap, duality_gap
 
 try:
     __version__ = version("pegasos")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = [
-    "DualityGap",
-    "KernelPegasosClassifier",
-    "KernelPerceptron",
-    "PegasosClassifier",
-    "SBPClassifier",
-    "__version__",
-    "duality_gap",
-    "load_model",
-    "load_svmlight",
-    "nu_for",
-    "nu_from_svm",
-    "save_model",
-]
+#: public name -> the module that defines it
+_EXPORTS = {
+    "DualityGap": ".objective",
+    "duality_gap": ".objective",
+    "KernelPegasosClassifier": ".kernel",
+    "KernelPerceptron": ".kernel",
+    "SBPClassifier": ".kernel",
+    "nu_for": ".kernel",
+    "nu_from_svm": ".kernel",
+    "PegasosClassifier": ".linear",
+    "load_svmlight": ".datasets",
+    "load_model": ".model_io",
+    "save_model": ".model_io",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module 'pegasos' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

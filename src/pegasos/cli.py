@@ -18,10 +18,9 @@ import sys
 import time
 import warnings
 
-import numpy as np
-
-from .datasets import DataFormatError, read_svmlight
-from .model_io import ModelFileError, load_model, save_model
+# Only the standard library at import: ``pegasos --help``, ``--version`` and a
+# mistyped option answer before NumPy, scikit-learn or Numba load (measured by
+# ``python -m benchmarks.startup``); each command imports what it uses.
 
 DEMO_DATASETS = ("breast_cancer", "digits")
 SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron")
@@ -254,6 +253,8 @@ def _estimator(args, parser, n):
 
 def _load(path, zero_based, n_features=None, counted=False):
     """(X, y), or (X, y, values ignored beyond n_features) when ``counted``."""
+    from .datasets import DataFormatError, read_svmlight
+
     try:
         X, y, ignored = read_svmlight(path, n_features=n_features, zero_based=zero_based)
         return (X, y, ignored) if counted else (X, y)
@@ -280,6 +281,8 @@ def _check_output(path, what):
 
 
 def _save(est, path):
+    from .model_io import save_model
+
     try:
         save_model(est, path)
     except OSError as exc:
@@ -288,6 +291,8 @@ def _save(est, path):
 
 def _check_weights_fit(X, n_classes, path):
     """Refuse data whose weight vectors cannot fit in memory; note very sparse index ranges."""
+    import numpy as np
+
     from .kernel import _available_memory
 
     d = X.shape[1]
@@ -319,6 +324,8 @@ class _Progress:
         self.history = {"t": [], "time": [], "primal": [], "dual": [], "test_error": []}
 
     def __call__(self, info):
+        import numpy as np
+
         before = sum(self.done.values())
         self.done[info["problem"]] = info["iterations"]
         self.bar.update(sum(self.done.values()) - before)
@@ -344,6 +351,8 @@ class _Progress:
 
 
 def _train(args, parser):
+    import numpy as np
+
     model_path = args.model or os.path.basename(args.data) + ".model"
     if args.cv is None:
         _check_output(model_path, "model")
@@ -427,6 +436,8 @@ def _train(args, parser):
 
 def _nu_from_c(nu_for, args, X, y, est):
     """SBP's nu from the C (or lambda) given, via a kernel Pegasos fit (binary data)."""
+    import numpy as np
+
     classes = np.unique(y)
     target = y if len(classes) == 2 else np.where(y == classes[0], 1.0, -1.0)
     return nu_for(
@@ -548,6 +559,8 @@ def _predict_parser(sub):
 
 
 def _predict(args, parser):
+    import numpy as np
+
     from ._files import write_atomic
 
     if args.output:
@@ -619,6 +632,7 @@ def _label(value):
 
 
 def _load_demo(name):
+    import numpy as np
     from sklearn.datasets import load_breast_cancer, load_digits
 
     if name == "breast_cancer":
@@ -634,6 +648,7 @@ def run_demo(dataset="breast_cancer", lam=None, seed=0, plot=None):
     With ``plot``, also trace a Pegasos run (objective, certified lower bound,
     test error at 20 points) and draw it to that file.
     """
+    import numpy as np
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
     from sklearn.model_selection import train_test_split
@@ -815,6 +830,8 @@ def _info_parser(sub):
 
 
 def _info(args, parser):
+    import numpy as np
+
     from .model_io import read_header
 
     est = _load_model(args.model)
@@ -846,6 +863,8 @@ def _info(args, parser):
 
 
 def _load_model(path):
+    from .model_io import ModelFileError, load_model
+
     try:
         return load_model(path)
     except ModelFileError as exc:
