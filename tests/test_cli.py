@@ -434,3 +434,21 @@ def test_multiclass_decision_values_have_a_column_per_class(tmp_path):
     Xr, _ = load_svmlight(data)
     np.testing.assert_allclose(values[:, 1:], clf.decision_function(Xr), rtol=1e-15)
     np.testing.assert_array_equal(values[:, 0], 1 + np.argmax(values[:, 1:], axis=1))
+
+
+def test_multiclass_plot_draws_one_curve_per_class(tmp_path, capsys):
+    from matplotlib.image import imread
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 3))
+    y = np.argmax(X, axis=1) + 1
+    data = _write(tmp_path / "m.svm", _svm_text(X[:90], y[:90]))
+    test = _write(tmp_path / "t.svm", _svm_text(X[90:], y[90:]))
+    png = tmp_path / "multi.png"
+    assert main(["train", "--test", test, "--plot", str(png), data, str(tmp_path / "m.model")]) == 0
+    assert f"plot written to {png}" in capsys.readouterr().out
+    pixels = imread(png)
+    assert pixels.shape[0] > 500 and pixels[..., :3].std() > 0.05
+    # each class's colour (matplotlib's C0, C1, C2) is drawn
+    for rgb in ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17)):
+        assert (np.abs(pixels[..., :3] - rgb).max(axis=-1) < 0.03).sum() > 50, rgb

@@ -125,6 +125,7 @@ def test_zero_weight_samples_do_not_move_the_model(binary):
     assert np.array_equal(a.coef_, b.coef_)
 
 
+@pytest.mark.filterwarnings("ignore:Pegasos did not reach tol:sklearn.exceptions.ConvergenceWarning")  # tol=1e-9: a check every block
 @pytest.mark.parametrize("average", [False, True])
 def test_warm_start_continues_the_run(binary, average):
     X, y = binary

@@ -312,38 +312,49 @@ def _check_weights_fit(X, n_classes, path):
 
 
 class _Progress:
-    """tqdm bar over all iterations; records the objective and test error at checks."""
+    """tqdm bar over all iterations; records each problem's objective and test error at checks.
+
+    The bar stays on screen when the run ends (the summary lines follow it).
+    ``history[c]`` is problem c's record; with several one-vs-rest problems the
+    test error recorded is that of problem c's binary task (class c against the rest).
+    """
 
     def __init__(self, total, quiet, X_test, y_test, classes):
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, unit="it", unit_scale=True, disable=quiet or None,
-                        file=sys.stderr, leave=False)
+                        file=sys.stderr, leave=True)
         self.X_test, self.y_test, self.classes = X_test, y_test, classes
         self.done = {}
-        self.history = {"t": [], "time": [], "primal": [], "dual": [], "test_error": []}
+        self.history = {}
 
     def __call__(self, info):
         import numpy as np
 
         before = sum(self.done.values())
-        self.done[info["problem"]] = info["iterations"]
+        c = info["problem"]
+        self.done[c] = info["iterations"]
         self.bar.update(sum(self.done.values()) - before)
-        postfix = {}
         gap = info["gap"]
-        if gap is not None and info["n_problems"] == 1:
-            self.history["t"].append(info["t"])
-            self.history["time"].append(info["seconds"])
-            self.history["primal"].append(gap.primal)
-            self.history["dual"].append(gap.dual)
-            postfix["objective"] = f"{gap.primal:.5g}"
-            if self.X_test is not None:
-                scores = self.X_test @ info["coef"] + info["intercept"]
+        if gap is None:
+            return
+        hist = self.history.setdefault(
+            c, {"t": [], "time": [], "primal": [], "dual": [], "test_error": []})
+        hist["t"].append(info["t"])
+        hist["time"].append(info["seconds"])
+        hist["primal"].append(gap.primal)
+        hist["dual"].append(gap.dual)
+        postfix = {"objective": f"{gap.primal:.5g}"}
+        if self.X_test is not None:
+            scores = self.X_test @ info["coef"] + info["intercept"]
+            if info["n_problems"] == 1:
                 predicted = np.where(scores > 0, self.classes[1], self.classes[0])
                 error = float(np.mean(predicted != self.y_test))
-                self.history["test_error"].append(error)
-                postfix["test error"] = f"{100 * error:.2f}%"
-        if postfix:
+            else:
+                error = float(np.mean((scores > 0) != (self.y_test == self.classes[c])))
+            hist["test_error"].append(error)
+            postfix["test error"] = f"{100 * error:.2f}%"
+        if info["n_problems"] == 1:
             self.bar.set_postfix(postfix, refresh=False)
 
     def close(self):
@@ -367,9 +378,8 @@ def _train(args, parser):
         _check_weights_fit(X, len(classes), args.data)
     est = _estimator(args, parser, X.shape[0])
     if args.solver != "pegasos" and args.plot:
-        parser.error("--plot draws the training curves of -s pegasos; for the kernel "
-                     "solvers, python -m benchmarks.kernel plots test error against "
-                     "kernel evaluations")
+        parser.error("--plot draws the training curves of the linear solver (-s pegasos); "
+                     "the kernel solvers record none yet")
     if args.solver == "sbp" and args.nu is None:
         from .kernel import nu_for
 
@@ -421,15 +431,17 @@ def _train(args, parser):
     if X_test is not None:
         summary["test_accuracy"] = float(est.score(X_test, y_test))
     if args.plot:
-        if n_problems > 1:
-            _note(args, "--plot draws binary problems only; no plot written", err=True)
-        else:
-            from .plotting import plot_training
+        from .plotting import plot_training
 
-            plot_training(progress.history, args.plot,
-                          title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
-                          average_start=_average_start(est, T))
-            summary["plot"] = args.plot
+        if n_problems == 1:
+            curves = progress.history.get(0, {})
+        else:  # one curve per class: its one-vs-rest problem
+            curves = {f"{_label(classes[c])} vs rest": progress.history.get(c, {})
+                      for c in range(n_problems)}
+        plot_training(curves, args.plot,
+                      title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
+                      average_start=_average_start(est, T))
+        summary["plot"] = args.plot
     _report_train(args, summary)
     return 0
 

@@ -713,7 +713,7 @@ def _warn_unconverged(gaps, tol, T):
                 f"{gap.dual:.6g}). Scale the features (e.g. StandardScaler), raise n_iter or "
                 "n_epochs, or increase lam.",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=5,  # the caller of fit (through _fit_context)
             )
 
 

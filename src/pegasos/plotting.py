@@ -15,11 +15,14 @@ def plot_training(history, path, title="", average_start=None):
 
     Parameters
     ----------
-    history : dict of arrays
-        ``t`` (iterations), ``time`` (solver seconds), ``primal`` and ``dual``
-        (the certified lower bound on the optimum), and optionally
-        ``test_error``, all of one length -- as recorded by the ``pegasos
-        train`` command (``objective_history_`` plus its test error).
+    history : dict of arrays, or dict of label -> dict of arrays
+        One problem's record: ``t`` (iterations), ``time`` (solver seconds),
+        ``primal`` and ``dual`` (the certified lower bound on the optimum),
+        and optionally ``test_error``, all of one length -- as recorded by
+        the ``pegasos train`` command (``objective_history_`` plus its test
+        error).  Or several such records by label (the one-vs-rest problems
+        of multi-class data): one curve each, the lower bound dashed in the
+        same colour.
     path : str
         The image file; its extension picks the format (``.png``, ``.svg``,
         ``.pdf``).  Written atomically.
@@ -31,43 +34,57 @@ def plot_training(history, path, title="", average_start=None):
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import NullFormatter
 
-    t = np.asarray(history["t"], dtype=float)
-    seconds = np.asarray(history["time"], dtype=float)
-    primal = np.asarray(history["primal"], dtype=float)
-    dual = np.asarray(history["dual"], dtype=float)
-    test_error = history.get("test_error")
-    rows = 2 if test_error is not None and len(test_error) else 1
+    curves = {"": history} if "t" in history else dict(history)
+    curves = {label: h for label, h in curves.items() if len(h.get("t", ()))}
+    if not curves:
+        raise ValueError("no training history to plot: the run recorded no checks")
+    with_error = all(len(h.get("test_error") or ()) for h in curves.values())
+    rows = 2 if with_error else 1
     fig = Figure(figsize=(10, 3.6 * rows), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, 2, squeeze=False)
-    for col, (x, xlabel) in enumerate(((t, "iterations"), (seconds, "solver time (s)"))):
-        ax = axes[0, col]
-        ax.plot(x, primal, marker="o", markersize=3, label="objective P(w)")
-        ax.plot(x, dual, marker="o", markersize=3, linestyle="--", label="certified lower bound D")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("objective")
-        _style(ax, NullFormatter)
-        if col == 0 and average_start is not None:
-            ax.axvline(average_start, color="grey", linestyle=":", label="averaging starts")
-        ax.legend(loc="best", fontsize="small")
+    for col, (key, xlabel) in enumerate((("t", "iterations"), ("time", "solver time (s)"))):
+        for i, (label, h) in enumerate(curves.items()):
+            x = np.asarray(h[key], dtype=float)
+            color = f"C{i % 10}"
+            name = f"{label}: " if label else ""
+            axes[0, col].plot(x, h["primal"], marker="o", markersize=3, color=color,
+                              label=f"{name}objective P(w)")
+            axes[0, col].plot(x, h["dual"], marker="o", markersize=2, linestyle="--",
+                              color=color, alpha=0.7,
+                              label="certified lower bound D" if not label else None)
+            if rows == 2:
+                axes[1, col].plot(x, 100 * np.asarray(h["test_error"], dtype=float), marker="o",
+                                  markersize=3, color=color if label else "C2",
+                                  label=label or None)
+        axes[0, col].set_ylabel("objective (dashed: certified lower bound)" if len(curves) > 1
+                                else "objective")
         if rows == 2:
-            ax = axes[1, col]
-            ax.plot(x, 100 * np.asarray(test_error, dtype=float), marker="o", markersize=3,
-                    color="C2")
+            axes[1, col].set_ylabel("test error (%)" if len(curves) == 1
+                                    else "test error of each one-vs-rest task (%)")
+        for row in range(rows):
+            ax = axes[row, col]
             ax.set_xlabel(xlabel)
-            ax.set_ylabel("test error (%)")
-            _style(ax, NullFormatter)
+            _log_x(ax)
             if col == 0 and average_start is not None:
-                ax.axvline(average_start, color="grey", linestyle=":")
+                ax.axvline(average_start, color="grey", linestyle=":",
+                           label="averaging starts" if row == 0 else None)
+        axes[0, col].legend(loc="best", fontsize="x-small" if len(curves) > 3 else "small")
     if title:
         fig.suptitle(title)
     fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
     write_atomic(path, lambda f: fig.savefig(f, format=fmt, dpi=110))
 
 
-def _style(ax, null_formatter):
+def _log_x(ax):
+    """A log x axis that labels enough ticks to be read on short ranges too."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator
+
     ax.set_xscale("log")
-    ax.xaxis.set_minor_formatter(null_formatter())  # minor labels overlap on short ranges
+    ax.xaxis.set_major_locator(LogLocator(base=10))
+    ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 3.0, 5.0)))
+    # label the 2, 3, 5 minor ticks when the axis spans up to about two decades
+    ax.xaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
+                                                         minor_thresholds=(2, 0.5)))
     ax.grid(True, which="both", alpha=0.3)
