@@ -309,7 +309,7 @@ def test_kernel_options_are_checked(files, capsys):
         (["-t", "rbf"], "-t/--kernel needs a kernel solver"),
         (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid or 0-3; got 'cosine'"),
         (["-s", "sbp", "-g", "-1"], "-g must be > 0, 'scale' or 'auto'; got '-1'"),
-        (["-s", "sbp", "--plot", "x.png"], "--plot draws the training curves of -s pegasos"),
+        (["-s", "sbp", "--plot", "x.png"], "--plot draws the training curves of the linear solver (-s pegasos)"),
         (["-s", "sbp", "--balanced"], "-w/--balanced are not available with -s sbp"),
         (["-s", "sbp", "-m", "-1"], "-m must be >= 0; got -1.0"),
     ]:

@@ -3,14 +3,17 @@
 ``Interval``/``StrOptions`` (the ``_parameter_constraints`` machinery),
 ``_fit_context`` (validates parameters as the first step of ``fit``),
 ``LinearClassifierMixin`` (``decision_function``/``predict`` from ``coef_``
-and ``intercept_``) and ``_check_sample_weight`` are not public API; keeping
+and ``intercept_``), ``_check_sample_weight`` and ``_sigmoid_calibration``
+(Platt's sigmoid fit, for ``probability=True``) are not public API; keeping
 them here means a move in scikit-learn needs one edit.  The supported
 scikit-learn range is pinned in ``pyproject.toml``.
 """
 
 from sklearn.base import _fit_context
+from sklearn.calibration import _sigmoid_calibration
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight
 
-__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "_check_sample_weight", "_fit_context"]
+__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "_check_sample_weight", "_fit_context",
+           "_sigmoid_calibration"]

@@ -115,6 +115,9 @@ def _train_parser(sub):
     p.add_argument("-w", "--weight", action="append", default=[], metavar="LABEL:WEIGHT",
                    help="class weight (repeatable), as LIBLINEAR's -wi")
     p.add_argument("--balanced", action="store_true", help="class weights n / (k * count)")
+    p.add_argument("-b", "--probability-estimates", type=int, choices=(0, 1), default=0,
+                   metavar="{0,1}", help="1: also fit probability estimates (Platt scaling by "
+                   "5-fold cross-validation, as LIBSVM's -b 1; 5 more fits)")
     p.add_argument("-v", "--cv", type=int, metavar="N",
                    help="N-fold cross validation: report accuracy, write no model")
     p.add_argument("--test", metavar="FILE", help="test file: report its error during training")
@@ -377,6 +380,8 @@ def _train(args, parser):
     if args.solver == "pegasos":
         _check_weights_fit(X, len(classes), args.data)
     est = _estimator(args, parser, X.shape[0])
+    if args.probability_estimates:
+        est.set_params(probability=True)
     if args.solver != "pegasos" and args.plot:
         parser.error("--plot draws the training curves of the linear solver (-s pegasos); "
                      "the kernel solvers record none yet")
@@ -561,6 +566,9 @@ def _predict_parser(sub):
     p.add_argument("data", metavar="DATA")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("output", metavar="OUTPUT", nargs="?")
+    p.add_argument("-b", "--probability-estimates", type=int, choices=(0, 1), default=0,
+                   metavar="{0,1}", help="1: write probability estimates, as LIBSVM's "
+                   "svm-predict -b 1 (the model must be trained with -b 1)")
     p.add_argument("--decision-values", action="store_true",
                    help="write decision values too: a 'labels' header naming each column's "
                    "class, then the predicted label and one value per column on each line")
@@ -582,7 +590,15 @@ def _predict(args, parser):
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
               f"{est.n_features_in_} were ignored", file=sys.stderr)
-    if args.decision_values:
+    if args.probability_estimates and args.decision_values:
+        parser.error("-b 1 and --decision-values each write their own columns; choose one")
+    if args.probability_estimates:
+        if not getattr(est, "probability", False) or not hasattr(est, "probA_"):
+            raise _Failure(f"{args.model} has no probability estimates; train it with -b 1")
+        proba = est.predict_proba(X)
+        predicted = est.classes_[np.argmax(proba, axis=1)]
+        lines = _decision_lines(est.classes_, predicted, proba, per_class=True)
+    elif args.decision_values:
         scores = est.decision_function(X)
         predicted = est.predict(X)
         lines = _decision_lines(est.classes_, predicted, scores)
@@ -610,11 +626,12 @@ def _predict(args, parser):
     return 0
 
 
-def _decision_lines(classes, predicted, scores):
-    """LIBSVM's -b layout with decision values: a ``labels`` header naming each column's
-    class (two classes: one column, positive for the second class), then the predicted
-    label and the values, one example per line."""
-    columns = [classes[1]] if scores.ndim == 1 else list(classes)
+def _decision_lines(classes, predicted, scores, per_class=False):
+    """LIBSVM's -b layout: a ``labels`` header naming each column's class, then the
+    predicted label and the values, one example per line.  Decision values of two
+    classes are one column, positive for the second class; probabilities
+    (``per_class``) have a column per class."""
+    columns = [classes[1]] if scores.ndim == 1 and not per_class else list(classes)
     scores = scores.reshape(len(predicted), -1)
     out = ["labels " + " ".join(_label(c) for c in columns) + "\n"]
     out += [_label(p) + " " + " ".join(f"{v:.17g}" for v in row) + "\n"

@@ -194,6 +194,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         n_jobs=None,
         verbose=0,
         callback=None,
+        probability=False,
         mode="average",
         scheduler=None,
         n_workers=2,
@@ -205,6 +206,7 @@ class DaskPegasosClassifier(PegasosClassifier):
             intercept_scaling=intercept_scaling, init=init, tol=tol, check_every=check_every,
             class_weight=class_weight, random_state=random_state, warm_start=warm_start,
             track_objective=track_objective, n_jobs=n_jobs, verbose=verbose, callback=callback,
+            probability=probability,
         )
         self.mode = mode
         self.scheduler = scheduler
@@ -224,6 +226,7 @@ class DaskPegasosClassifier(PegasosClassifier):
             "init='random'": self.init != "zero",
             "tol": self.tol is not None,
             "warm_start": self.warm_start,
+            "probability=True": self.probability,
         }
         for name, used in unsupported.items():
             if used:

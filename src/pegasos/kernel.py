@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._numba import kernel_solvers as _ks
 from ._numba import kernels as _kern
 from ._numba.linear import row_sqnorms
+from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure
 from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
@@ -61,7 +62,7 @@ KERNELS = {
 }
 
 
-class _KernelClassifier(ClassifierMixin, BaseEstimator):
+class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Kernel parameters, one-vs-rest, support vectors and prediction."""
 
     _parameter_constraints: dict = {
@@ -71,6 +72,7 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         "degree": [Interval(Integral, 0, None, closed="left")],
         "cache_size": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "probability": ["boolean"],
     }
 
     def __sklearn_tags__(self):
@@ -320,6 +322,10 @@ class KernelPegasosClassifier(_ResponseSolver):
     cache_size : float >= 0, default=200.0
         MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
+    probability : bool, default=False
+        Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
+        sigmoid of 5-fold cross-validated decision values (five more fits of
+        80% of the data); the sigmoids are ``probA_``, ``probB_``.
 
     Attributes
     ----------
@@ -345,7 +351,9 @@ class KernelPegasosClassifier(_ResponseSolver):
         n_iter=None, n_epochs=None, batch_size=1, sampling="uniform", projection=True,
         average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
         cache_size=200.0, random_state=None,
+        probability=False,
     ):
+        self.probability = probability
         self.cache_size = cache_size
         self.lam = lam
         self.C = C
@@ -368,7 +376,10 @@ class KernelPegasosClassifier(_ResponseSolver):
     def fit(self, X, y, sample_weight=None):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem."""
         check_exclusive_params(self)
-        return self._fit(X, y, sample_weight)
+        self._fit(X, y, sample_weight)
+        if self.probability:
+            X, y = self._validate_xy(X, y, reset=False)
+        return self._fit_probability(X, y, sample_weight)
 
     def _lam(self, n):
         self.lam_ = float(self.lam) if self.lam is not None else 1.0 / ((self.C or 1.0) * n)
@@ -418,6 +429,10 @@ class KernelPerceptron(_ResponseSolver):
     cache_size : float >= 0, default=200.0
         MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
+    probability : bool, default=False
+        Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
+        sigmoid of 5-fold cross-validated decision values (five more fits of
+        80% of the data); the sigmoids are ``probA_``, ``probB_``.
 
     Attributes
     ----------
@@ -439,7 +454,9 @@ class KernelPerceptron(_ResponseSolver):
         self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
         sampling="permutation", average=True, fit_intercept=True, intercept_scaling=1.0,
         cache_size=200.0, random_state=None,
+        probability=False,
     ):
+        self.probability = probability
         self.cache_size = cache_size
         self.kernel = kernel
         self.gamma = gamma
@@ -455,7 +472,10 @@ class KernelPerceptron(_ResponseSolver):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run ``n_epochs`` Perceptron passes per one-vs-rest problem."""
-        return self._fit(X, y, None)
+        self._fit(X, y, None)
+        if self.probability:
+            X, y = self._validate_xy(X, y, reset=False)
+        return self._fit_probability(X, y)
 
     def _lam(self, n):
         return 1.0  # unused in Perceptron mode
@@ -513,6 +533,10 @@ class SBPClassifier(_KernelClassifier):
     cache_size : float >= 0, default=200.0
         MB of kernel columns kept (least recently used out; 0: none).
     random_state : int, RandomState instance or None, default=None
+    probability : bool, default=False
+        Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
+        sigmoid of 5-fold cross-validated decision values (five more fits of
+        80% of the data); the sigmoids are ``probA_``, ``probB_``.
 
     Attributes
     ----------
@@ -537,7 +561,9 @@ class SBPClassifier(_KernelClassifier):
     def __init__(
         self, nu=0.1, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
         average=True, fit_intercept=False, cache_size=200.0, random_state=None,
+        probability=False,
     ):
+        self.probability = probability
         self.cache_size = cache_size
         self.nu = nu
         self.kernel = kernel
@@ -614,7 +640,7 @@ class SBPClassifier(_KernelClassifier):
         self.margin_ = np.asarray(margins)
         self.n_kernel_evals_ = int(evals)
         self.n_iter_ = int(T)
-        return self
+        return self._fit_probability(X, y)
 
 
 def nu_from_svm(model, X, y):

@@ -168,7 +168,7 @@ _META_CAP = 1 << 20  # bytes: a header is a few kB
 _NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: < 64 kB)
 
 _COMMON_ARRAYS = {"classes_", "intercept_"}
-_OPTIONAL_ARRAYS = {"feature_names_in_"}
+_OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
@@ -391,6 +391,10 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         return arr
 
     shaped("intercept_", (n_problems,))
+    refuse.check(("probA_" in arrays) == ("probB_" in arrays), "probA_ and probB_ go together")
+    if "probA_" in arrays:
+        shaped("probA_", (n_problems,))
+        shaped("probB_", (n_problems,))
     if "feature_names_in_" in arrays:
         shaped("feature_names_in_", (d,), kinds="U")
     if name == "PegasosClassifier":
