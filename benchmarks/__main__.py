@@ -12,6 +12,7 @@ kernel         seed 002's figure: test error against kernel evals      kernel.{j
 dask_scaling   distributed Pegasos on a LocalCluster                   dask.{json,md}
 input_checks   the sparse structure check against the fit and predict  input_checks.{json,md}
 startup        the command line's start-up time                         startup.{json,md}
+calibration    probability=True against calibrated LIBLINEAR and SVC    calibration.{json,md}
 =============  ======================================================  =====================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
@@ -33,7 +34,7 @@ from pegasos._files import write_atomic
 
 from .common import HERE, SHARED_DATA, environment
 
-PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks", "startup"]
+PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks", "startup", "calibration"]
 
 
 def main(argv=None):
