@@ -452,3 +452,16 @@ def test_multiclass_plot_draws_one_curve_per_class(tmp_path, capsys):
     # each class's colour (matplotlib's C0, C1, C2) is drawn
     for rgb in ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17)):
         assert (np.abs(pixels[..., :3] - rgb).max(axis=-1) < 0.03).sum() > 50, rgb
+
+
+def test_info_shows_the_certificate_of_a_checked_fit(files, capsys):
+    tmp, train, _ = files
+    model = str(tmp / "e.model")
+    assert main(["train", "-q", "-e", "0.5", "--epochs", "50", train, model]) == 0
+    gap = None
+    capsys.readouterr()
+    assert main(["info", "--json", model]) == 0
+    (gap,) = json.loads(capsys.readouterr().out)["certificate"]
+    assert gap["dual"] <= gap["primal"] and gap["relative_gap"] <= 0.5
+    assert main(["info", model]) == 0
+    assert "certificate at the end of training: primal" in capsys.readouterr().out

@@ -877,6 +877,8 @@ def _info(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
+    if "certificate" in meta:
+        summary["certificate"] = meta["certificate"]
     if args.json:
         _print_json(summary)
         return 0
@@ -887,6 +889,12 @@ def _info(args, parser):
              if "support_vectors" in summary else ""))
     print("fitted: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                  for k, v in summary["fitted"].items()))
+    if "certificate" in summary:
+        print("certificate at the end of training: " + "; ".join(
+            f"primal {c['primal']:.6g}, dual {c['dual']:.6g}, relative gap <= "
+            f"{c['relative_gap']:.3g}" for c in summary["certificate"]))
+    else:
+        print("certificate: none recorded (train with -e TOL, --test or --plot to record one)")
     print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in summary["parameters"].items()))
     return 0
 

@@ -150,6 +150,13 @@ def save_model(estimator, path):
         "dropped_params": dropped,
         "attributes": attributes,
     }
+    gaps = getattr(estimator, "duality_gap_", None)
+    if gaps and all(g is not None for g in gaps):
+        # the fit's last certificate, for `pegasos info` (not used by the model)
+        meta["certificate"] = [
+            {"primal": float(g.primal), "dual": float(g.dual), "relative_gap": float(g.relative_gap)}
+            for g in gaps
+        ]
     meta["arrays"] = {
         name: {"dtype": arr.dtype.str, "shape": list(arr.shape)} for name, arr in arrays.items()
     }
