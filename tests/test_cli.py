@@ -309,7 +309,7 @@ def test_kernel_options_are_checked(files, capsys):
         (["-t", "rbf"], "-t/--kernel needs a kernel solver"),
         (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid or 0-3; got 'cosine'"),
         (["-s", "sbp", "-g", "-1"], "-g must be > 0, 'scale' or 'auto'; got '-1'"),
-        (["-s", "sbp", "--plot", "x.png"], "--plot draws the training curves of the linear solver (-s pegasos)"),
+        (["-s", "sbp", "--plot", "x.png"], "--plot with a kernel solver draws the test error against kernel evaluations and time: give --test FILE"),
         (["-s", "sbp", "--balanced"], "-w/--balanced are not available with -s sbp"),
         (["-s", "sbp", "-m", "-1"], "-m must be >= 0; got -1.0"),
     ]:
@@ -465,3 +465,16 @@ def test_info_shows_the_certificate_of_a_checked_fit(files, capsys):
     assert gap["dual"] <= gap["primal"] and gap["relative_gap"] <= 0.5
     assert main(["info", model]) == 0
     assert "certificate at the end of training: primal" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("solver", ["kernel-pegasos", "sbp"])
+def test_kernel_plot_draws_test_error_against_kernel_evaluations(files, solver, capsys):
+    from matplotlib.image import imread
+
+    tmp, train, test = files
+    png = tmp / f"{solver}.png"
+    assert main(["train", "-s", solver, "--test", test, "--plot", str(png), train,
+                 str(tmp / "k.model")]) == 0
+    assert f"plot written to {png}" in capsys.readouterr().out
+    pixels = imread(png)
+    assert pixels.shape[1] > 800 and pixels[..., :3].std() > 0.05

@@ -308,3 +308,25 @@ def test_a_cache_that_cannot_fit_is_refused(monkeypatch):
     with pytest.raises(ValueError, match=r"cache_size=200.0 MB asks for 100 kernel columns .* lower cache_size"):
         SBPClassifier(random_state=0).fit(X, y)
     SBPClassifier(cache_size=0, n_iter=50, random_state=0).fit(X, y)  # no cache, no check
+
+
+@pytest.mark.parametrize("make", [
+    lambda cb: KernelPegasosClassifier(n_epochs=2, random_state=0, callback=cb),
+    lambda cb: SBPClassifier(0.1, n_iter=100, random_state=0, callback=cb),
+    lambda cb: SBPClassifier(0.1, n_iter=100, fit_intercept=True, random_state=0, callback=cb),
+    lambda cb: KernelPerceptron(random_state=0, callback=cb),
+], ids=["kpeg", "sbp", "sbp-bias", "perceptron"])
+def test_callback_reports_the_model_without_changing_the_fit(make):
+    from .conftest import make_binary
+
+    X, y = make_binary(n=80, d=4, seed=9)
+    seen = []
+    plain, traced = make(None).fit(X, y), make(seen.append).fit(X, y)
+    np.testing.assert_array_equal(plain.dual_coef_, traced.dual_coef_)
+    np.testing.assert_array_equal(plain.intercept_, traced.intercept_)
+    assert 10 <= len(seen) <= 21
+    evals = [info["kernel_evals"] for info in seen]
+    assert evals == sorted(evals) and evals[-1] == plain.n_kernel_evals_
+    last = seen[-1]
+    np.testing.assert_allclose(last["coef"][plain.support_], plain.dual_coef_[0], rtol=1e-12)
+    assert last["intercept"] == pytest.approx(plain.intercept_[0], rel=1e-12, abs=1e-15)

@@ -382,9 +382,9 @@ def _train(args, parser):
     est = _estimator(args, parser, X.shape[0])
     if args.probability_estimates:
         est.set_params(probability=True)
-    if args.solver != "pegasos" and args.plot:
-        parser.error("--plot draws the training curves of the linear solver (-s pegasos); "
-                     "the kernel solvers record none yet")
+    if args.solver != "pegasos" and args.plot and not args.test:
+        parser.error("--plot with a kernel solver draws the test error against kernel "
+                     "evaluations and time: give --test FILE")
     if args.solver == "sbp" and args.nu is None:
         from .kernel import nu_for
 
@@ -464,10 +464,45 @@ def _nu_from_c(nu_for, args, X, y, est):
     )
 
 
+class _KernelTrace:
+    """A kernel estimator's callback: each problem's test error, kernel evaluations, time."""
+
+    def __init__(self, est, X, X_test, y_test):
+        self.est, self.X, self.X_test, self.y_test = est, X, X_test, y_test
+        self.history = {}
+
+    def __call__(self, info):
+        import numpy as np
+        from sklearn.metrics.pairwise import pairwise_kernels
+
+        est, c = self.est, info["problem"]
+        support = np.flatnonzero(info["coef"])
+        scores = np.full(self.X_test.shape[0], info["intercept"])
+        if support.size:
+            K = pairwise_kernels(self.X_test, self.X[support], metric=est.kernel,
+                                 filter_params=True, gamma=est.gamma_, coef0=est.coef0,
+                                 degree=est.degree)
+            scores += K @ info["coef"][support]
+        classes = np.unique(self.y_test) if not hasattr(est, "classes_") else est.classes_
+        if info["n_problems"] == 1:
+            error = float(np.mean(np.where(scores > 0, classes[1], classes[0]) != self.y_test))
+        else:
+            error = float(np.mean((scores > 0) != (self.y_test == classes[c])))
+        hist = self.history.setdefault(c, {"kernel_evals": [], "time": [], "test_error": []})
+        hist["kernel_evals"].append(info["kernel_evals"])
+        hist["time"].append(info["seconds"])
+        hist["test_error"].append(error)
+
+
 def _train_kernel(args, est, X, y, X_test, y_test, model_path):
+    trace = None
+    if args.plot:
+        trace = _KernelTrace(est, X, X_test, y_test)
+        est.set_params(callback=trace)
     tic = time.perf_counter()
     est.fit(X, y)
     seconds = time.perf_counter() - tic
+    est.set_params(callback=None)
     _save(est, model_path)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
@@ -483,6 +518,15 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
         summary["nu"] = est.nu
     if X_test is not None:
         summary["test_accuracy"] = float(est.score(X_test, y_test))
+    if trace is not None:
+        from .plotting import plot_kernel_training
+
+        classes = est.classes_
+        curves = (trace.history.get(0, {}) if len(classes) == 2 else
+                  {f"{_label(classes[c])} vs rest": h for c, h in sorted(trace.history.items())})
+        plot_kernel_training(curves, args.plot, title=f"{args.solver} ({est.kernel} kernel) on "
+                             f"{os.path.basename(args.data)}")
+        summary["plot"] = args.plot
     if args.json:
         _print_json(summary)
     elif not args.quiet:
@@ -505,6 +549,8 @@ def _kernel_summary_text(summary):
     if "test_accuracy" in summary:
         lines.append(f"test accuracy = {100 * summary['test_accuracy']:.4f}%")
     lines.append(f"model written to {summary['model']}")
+    if "plot" in summary:
+        lines.append(f"plot written to {summary['plot']}")
     return "\n".join(lines)
 
 

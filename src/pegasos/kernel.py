@@ -25,6 +25,7 @@ support vectors.
 
 import math
 import os
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -62,6 +63,10 @@ KERNELS = {
 }
 
 
+#: Reports to ``callback`` per one-vs-rest problem (the fit is the same with or without).
+_REPORTS = 20
+
+
 class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Kernel parameters, one-vs-rest, support vectors and prediction."""
 
@@ -73,6 +78,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         "cache_size": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "probability": ["boolean"],
+        "callback": [callable, None],
     }
 
     def __sklearn_tags__(self):
@@ -159,6 +165,14 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             np.zeros(1, dtype=np.int64),
         )
 
+    def _report(self, problem, t, evals, seconds, coef, intercept):
+        """Call ``callback`` with the current output model of one binary problem."""
+        self.callback({
+            "problem": problem, "n_problems": len(positive_classes(self.classes_)), "t": int(t),
+            "kernel_evals": int(evals), "seconds": seconds, "coef": coef.copy(),
+            "intercept": float(intercept),
+        })
+
     # -- output --------------------------------------------------------------
 
     def _set_support(self, X, coefs, intercepts):
@@ -218,6 +232,13 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+def _response_output(a, u, scal):
+    """The output coefficients of kernel Pegasos' state: the average, or the last iterate."""
+    if scal[_ks.N_AVG] > 0:
+        return (u + scal[_ks.BETA] * a) / scal[_ks.N_AVG]
+    return scal[_ks.S] * a
+
+
 class _ResponseSolver(_KernelClassifier):
     """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes."""
 
@@ -246,22 +267,26 @@ class _ResponseSolver(_KernelClassifier):
             scal[_ks.S] = 1.0
             col = np.empty(n)
             stream = IndexStream(self.sampling, n, np.random.default_rng(seeds[c]))
-            t, done = 1, 0
+            t, done, seconds, start_evals = 1, 0, 0.0, evals
             block = max(1, (1 << 16) // k)
+            if self.callback is not None:  # about 20 reports per problem
+                block = min(block, max(1, math.ceil(T / _REPORTS)))
             cache = self._column_cache(n)
             while done < T:
                 steps = min(block, T - done)
+                tic = time.perf_counter()
                 t, e = _ks.kernel_pegasos_steps(
                     rows.kernel, rows.n_features, target, sw, sqnorm, diag_b,
                     stream.take(steps * k), k, t, lam, radius2, self._mode, *self._kargs,
                     avg_start, a, g, u, scal, col, bias2, cache,
                 )
+                seconds += time.perf_counter() - tic
                 evals += e
                 done += steps
-            if scal[_ks.N_AVG] > 0:
-                coef = (u + scal[_ks.BETA] * a) / scal[_ks.N_AVG]
-            else:
-                coef = scal[_ks.S] * a
+                if self.callback is not None:
+                    coef = _response_output(a, u, scal)
+                    self._report(c, t - 1, evals - start_evals, seconds, coef, bias2 * coef.sum())
+            coef = _response_output(a, u, scal)
             if not np.all(np.isfinite(coef)):
                 raise ValueError(
                     "Floating-point overflow in the coefficients. Scale the input or increase lam."
@@ -326,6 +351,13 @@ class KernelPegasosClassifier(_ResponseSolver):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
+    callback : callable, default=None
+        Called about 20 times per one-vs-rest problem with one dict:
+        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
+        and ``seconds`` (this problem's, so far),
+        ``coef`` (the current output coefficients, one per training row) and
+        ``intercept``.  The fit is the same with or without it.  Used by
+        ``pegasos train --plot``.
 
     Attributes
     ----------
@@ -351,9 +383,10 @@ class KernelPegasosClassifier(_ResponseSolver):
         n_iter=None, n_epochs=None, batch_size=1, sampling="uniform", projection=True,
         average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
         cache_size=200.0, random_state=None,
-        probability=False,
+        probability=False, callback=None,
     ):
         self.probability = probability
+        self.callback = callback
         self.cache_size = cache_size
         self.lam = lam
         self.C = C
@@ -433,6 +466,13 @@ class KernelPerceptron(_ResponseSolver):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
+    callback : callable, default=None
+        Called about 20 times per one-vs-rest problem with one dict:
+        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
+        and ``seconds`` (this problem's, so far),
+        ``coef`` (the current output coefficients, one per training row) and
+        ``intercept``.  The fit is the same with or without it.  Used by
+        ``pegasos train --plot``.
 
     Attributes
     ----------
@@ -454,9 +494,10 @@ class KernelPerceptron(_ResponseSolver):
         self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
         sampling="permutation", average=True, fit_intercept=True, intercept_scaling=1.0,
         cache_size=200.0, random_state=None,
-        probability=False,
+        probability=False, callback=None,
     ):
         self.probability = probability
+        self.callback = callback
         self.cache_size = cache_size
         self.kernel = kernel
         self.gamma = gamma
@@ -537,6 +578,13 @@ class SBPClassifier(_KernelClassifier):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
+    callback : callable, default=None
+        Called about 20 times per one-vs-rest problem with one dict:
+        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
+        and ``seconds`` (this problem's, so far),
+        ``coef`` (the current output coefficients, one per training row) and
+        ``intercept``.  The fit is the same with or without it.  Used by
+        ``pegasos train --plot``.
 
     Attributes
     ----------
@@ -561,9 +609,10 @@ class SBPClassifier(_KernelClassifier):
     def __init__(
         self, nu=0.1, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
         average=True, fit_intercept=False, cache_size=200.0, random_state=None,
-        probability=False,
+        probability=False, callback=None,
     ):
         self.probability = probability
+        self.callback = callback
         self.cache_size = cache_size
         self.nu = nu
         self.kernel = kernel
@@ -591,36 +640,31 @@ class SBPClassifier(_KernelClassifier):
                 raise ValueError("the biased SBP needs both classes in every problem")
             rng = np.random.default_rng(seeds[c])
             a, r, a_sum, r_sum, col = (np.zeros(n) for _ in range(5))
-            if self.fit_intercept:
-                scal = np.zeros(4)
-                _, e = _ks.sbp_biased_steps(
-                    rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(2 * T), 1,
-                    radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
-                    np.zeros(n), self._column_cache(n),
-                )
-                n_avg = scal[3]
-            else:
-                scal = np.zeros(3)
+            draws = rng.random(2 * T if self.fit_intercept else T)
+            per_step = 2 if self.fit_intercept else 1
+            scal = np.zeros(4 if self.fit_intercept else 3)
+            if not self.fit_intercept:
                 scal[1] = float(self.nu)  # the level of all-zero responses
-                _, e = _ks.sbp_steps(
-                    rows.kernel, rows.n_features, target, sqnorm, diag, rng.random(T), 1,
-                    radius, budget, *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col,
-                    np.zeros(n), self._column_cache(n),
+            chunk = T if self.callback is None else max(1, math.ceil(T / _REPORTS))
+            cache, scratch = self._column_cache(n), np.zeros(n)
+            t, seconds, start_evals = 1, 0.0, evals
+            for start in range(0, T, chunk):
+                part = draws[per_step * start: per_step * min(T, start + chunk)]
+                steps = (_ks.sbp_biased_steps if self.fit_intercept else _ks.sbp_steps)
+                tic = time.perf_counter()
+                t, e = steps(
+                    rows.kernel, rows.n_features, target, sqnorm, diag, part, t, radius, budget,
+                    *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col, scratch, cache,
                 )
-                n_avg = scal[2]
-            evals += e
-            if n_avg > 0:
-                a, r, scale = a_sum, r_sum, n_avg
-            else:
-                scale = 1.0
-            if self.fit_intercept:
-                pos = target > 0
-                kappa, b, _ = _ks.water_levels_biased(r[pos], -r[~pos], budget * scale)
-            else:
-                kappa, b = _ks.water_level(target * r, budget * scale), 0.0
-            if kappa > 0:
-                norm = kappa  # rescale: water-level margin 1, the hinge-loss form
-            else:
+                seconds += time.perf_counter() - tic
+                evals += e
+                if self.callback is not None:
+                    n_avg = scal[3] if self.fit_intercept else scal[2]
+                    coef, b, _, _ = self._sbp_output(target, a, r, a_sum, r_sum, n_avg, budget)
+                    self._report(c, t - 1, evals - start_evals, seconds, coef, b)
+            n_avg = scal[3] if self.fit_intercept else scal[2]
+            coef, b, kappa, scale = self._sbp_output(target, a, r, a_sum, r_sum, n_avg, budget)
+            if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
                     f"({kappa / scale:.3g}) for nu={self.nu} after {T} iterations, so it cannot be "
@@ -628,19 +672,33 @@ class SBPClassifier(_KernelClassifier):
                     "of iterates); increase n_iter or nu.",
                     ConvergenceWarning,
                 )
-                norm = scale
-            if not (np.all(np.isfinite(a)) and np.isfinite(b) and np.isfinite(norm)):
+            if not (np.all(np.isfinite(coef)) and np.isfinite(b)):
                 raise ValueError(
                     "Floating-point overflow in the SBP's coefficients. Scale the input."
                 )
-            coefs.append(a / norm)
-            intercepts.append(b / norm)
+            coefs.append(coef)
+            intercepts.append(b)
             margins.append(kappa / scale)
         self._set_support(X, coefs, intercepts)
         self.margin_ = np.asarray(margins)
         self.n_kernel_evals_ = int(evals)
         self.n_iter_ = int(T)
         return self._fit_probability(X, y)
+
+    def _sbp_output(self, target, a, r, a_sum, r_sum, n_avg, budget):
+        """(coef, intercept, kappa, scale) of the output model: the average (or the last
+        iterate), rescaled to water-level margin 1 when that margin is positive."""
+        if n_avg > 0:
+            a, r, scale = a_sum, r_sum, n_avg
+        else:
+            scale = 1.0
+        if self.fit_intercept:
+            pos = target > 0
+            kappa, b, _ = _ks.water_levels_biased(r[pos], -r[~pos], budget * scale)
+        else:
+            kappa, b = _ks.water_level(target * r, budget * scale), 0.0
+        norm = kappa if kappa > 0 else scale  # margin 1 (the hinge-loss form), if it can be
+        return a / norm, b / norm, kappa, scale
 
 
 def nu_from_svm(model, X, y):

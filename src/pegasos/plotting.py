@@ -7,7 +7,7 @@ import numpy as np
 
 from ._files import write_atomic
 
-__all__ = ["plot_training"]
+__all__ = ["plot_kernel_training", "plot_training"]
 
 
 def plot_training(history, path, title="", average_start=None):
@@ -77,6 +77,41 @@ def plot_training(history, path, title="", average_start=None):
     write_atomic(path, lambda f: fig.savefig(f, format=fmt, dpi=110))
 
 
+def plot_kernel_training(history, path, title=""):
+    """Draw a kernel solver's test error against kernel evaluations and against time.
+
+    ``history``: ``kernel_evals``, ``time`` (solver seconds) and
+    ``test_error`` arrays of one problem, or such records by label (one curve
+    per one-vs-rest problem), as ``pegasos train -s KERNEL-SOLVER --plot``
+    records them through the estimator's ``callback``.  Written atomically.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    curves = {"": history} if "test_error" in history else dict(history)
+    curves = {label: h for label, h in curves.items() if len(h.get("test_error", ()))}
+    if not curves:
+        raise ValueError("no training history to plot: the run recorded no checks")
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    for ax, key, xlabel in ((axes[0], "kernel_evals", "kernel evaluations"),
+                            (axes[1], "time", "solver time (s)")):
+        for i, (label, h) in enumerate(curves.items()):
+            ax.plot(np.asarray(h[key], dtype=float), 100 * np.asarray(h["test_error"], dtype=float),
+                    marker="o", markersize=3, color=f"C{i % 10}", label=label or None)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("test error (%)" if len(curves) == 1
+                      else "test error of each one-vs-rest task (%)")
+        _log_x(ax)
+        if len(curves) > 1:
+            ax.legend(loc="best", fontsize="x-small" if len(curves) > 3 else "small")
+    if title:
+        fig.suptitle(title)
+    fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
+    write_atomic(path, lambda f: fig.savefig(f, format=fmt, dpi=110))
+
+
 def _log_x(ax):
     """A log x axis that labels enough ticks to be read on short ranges too."""
     from matplotlib.ticker import LogFormatterSciNotation, LogLocator
@@ -84,7 +119,8 @@ def _log_x(ax):
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10))
     ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 3.0, 5.0)))
-    # label the 2, 3, 5 minor ticks when the axis spans up to about two decades
+    # minor labels where the axis spans at most about 1.5 decades (a single
+    # labelled power of ten otherwise); none on longer axes, where they would overlap
     ax.xaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
-                                                         minor_thresholds=(2, 0.5)))
+                                                         minor_thresholds=(1.5, 0.6)))
     ax.grid(True, which="both", alpha=0.3)
