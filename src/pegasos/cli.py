@@ -3,10 +3,17 @@
 
     pegasos train [options] DATA [MODEL]
     pegasos predict [options] DATA MODEL [OUTPUT]
+    pegasos export --format liblinear MODEL OUT
+    pegasos import [-l LAMBDA] LIBLINEAR_MODEL OUT
+    pegasos info MODEL
     pegasos demo
+    pegasos --version
 
-Exit status: 0 on success, 1 for unusable data or model files (the message
-names the file, and the line for data files), 2 for wrong options.
+Exit status: 0 on success, 1 for unusable data or model files, paths that
+cannot be read or written, or input the estimators refuse (one line
+``pegasos: error: ...`` naming the file, and the line for data files; never a
+traceback), 2 for wrong options, 130 when interrupted.  Warnings (a tolerance
+not reached) are one line ``pegasos: warning: ...`` on stderr.
 """
 
 import argparse
