@@ -478,3 +478,27 @@ def test_kernel_plot_draws_test_error_against_kernel_evaluations(files, solver, 
     assert f"plot written to {png}" in capsys.readouterr().out
     pixels = imread(png)
     assert pixels.shape[1] > 800 and pixels[..., :3].std() > 0.05
+
+
+def test_habits_through_the_console_script(files, tmp_path):
+    import shutil
+    import subprocess
+
+    script = shutil.which("pegasos")
+    if script is None:
+        pytest.skip("the pegasos console script is not installed")
+    _, train, test = files
+    from pegasos import __version__
+
+    def run(*args):
+        return subprocess.run([script, *args], capture_output=True, text=True, timeout=300)
+
+    assert run("--version").stdout == f"pegasos {__version__}\n"
+    done = run("train", "-s", "3", train)
+    assert done.returncode == 2 and "-s 3 is LIBLINEAR's hinge-loss SVM" in done.stderr
+    model = str(tmp_path / "w.model")
+    done = run("train", "-q", "-b", "1", "-w1", "2", "-w-1", "0.5", train, model)
+    assert done.returncode == 0, done.stderr
+    assert load_model(model).class_weight == {1.0: 2.0, -1.0: 0.5}
+    done = run("predict", "-b", "1", test, model)
+    assert done.returncode == 0 and done.stdout.startswith("labels -1 1\n")
