@@ -76,7 +76,8 @@ def _stop_signals_raise():
         yield
     finally:
         for signum, old in previous.items():
-            signal.signal(signum, old)
+            # None: a handler installed outside Python, which cannot be put back
+            signal.signal(signum, old if old is not None else signal.SIG_DFL)
 
 
 def write_atomic(path, write, mode="wb"):
