@@ -56,18 +56,18 @@ class ProbabilityMixin:
         cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
         n_problems = 1 if len(classes) == 2 else len(classes)
         scores = np.empty((len(y), n_problems))
+        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         params = {"probability": False}
         if "callback" in self.get_params():
             params["callback"] = None
         for train, test in cv.split(np.zeros(len(y)), y):
             fold = clone(self).set_params(**params)
             X_train, X_test = _split(self, X, train, test)
-            if sample_weight is not None:
-                fold.fit(X_train, y[train], sample_weight=np.asarray(sample_weight)[train])
+            if sw is not None:
+                fold.fit(X_train, y[train], sample_weight=sw[train])
             else:
                 fold.fit(X_train, y[train])
             scores[test] = fold.decision_function(X_test).reshape(len(test), n_problems)
-        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         a, b = [], []
         for c in range(n_problems):
             positive = classes[1] if n_problems == 1 else classes[c]

@@ -296,7 +296,7 @@ class _ResponseSolver(_KernelClassifier):
         self._set_support(X, coefs, intercepts)
         self.n_kernel_evals_ = int(evals)
         self.n_iter_ = int(T)
-        return self
+        return self._fit_probability(X, y, sample_weight)
 
     def _bias2(self):
         return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
@@ -409,10 +409,7 @@ class KernelPegasosClassifier(_ResponseSolver):
     def fit(self, X, y, sample_weight=None):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem."""
         check_exclusive_params(self)
-        self._fit(X, y, sample_weight)
-        if self.probability:
-            X, y = self._validate_xy(X, y, reset=False)
-        return self._fit_probability(X, y, sample_weight)
+        return self._fit(X, y, sample_weight)
 
     def _lam(self, n):
         self.lam_ = float(self.lam) if self.lam is not None else 1.0 / ((self.C or 1.0) * n)
@@ -513,10 +510,7 @@ class KernelPerceptron(_ResponseSolver):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run ``n_epochs`` Perceptron passes per one-vs-rest problem."""
-        self._fit(X, y, None)
-        if self.probability:
-            X, y = self._validate_xy(X, y, reset=False)
-        return self._fit_probability(X, y)
+        return self._fit(X, y, None)
 
     def _lam(self, n):
         return 1.0  # unused in Perceptron mode
@@ -645,12 +639,13 @@ class SBPClassifier(_KernelClassifier):
             scal = np.zeros(4 if self.fit_intercept else 3)
             if not self.fit_intercept:
                 scal[1] = float(self.nu)  # the level of all-zero responses
+            steps = _ks.sbp_biased_steps if self.fit_intercept else _ks.sbp_steps
+            avg = 3 if self.fit_intercept else 2  # where scal keeps the number of iterates
             chunk = T if self.callback is None else max(1, math.ceil(T / _REPORTS))
             cache, scratch = self._column_cache(n), np.zeros(n)
             t, seconds, start_evals = 1, 0.0, evals
             for start in range(0, T, chunk):
                 part = draws[per_step * start: per_step * min(T, start + chunk)]
-                steps = (_ks.sbp_biased_steps if self.fit_intercept else _ks.sbp_steps)
                 tic = time.perf_counter()
                 t, e = steps(
                     rows.kernel, rows.n_features, target, sqnorm, diag, part, t, radius, budget,
@@ -659,11 +654,9 @@ class SBPClassifier(_KernelClassifier):
                 seconds += time.perf_counter() - tic
                 evals += e
                 if self.callback is not None:
-                    n_avg = scal[3] if self.fit_intercept else scal[2]
-                    coef, b, _, _ = self._sbp_output(target, a, r, a_sum, r_sum, n_avg, budget)
+                    coef, b, _, _ = self._sbp_output(target, a, r, a_sum, r_sum, scal[avg], budget)
                     self._report(c, t - 1, evals - start_evals, seconds, coef, b)
-            n_avg = scal[3] if self.fit_intercept else scal[2]
-            coef, b, kappa, scale = self._sbp_output(target, a, r, a_sum, r_sum, n_avg, budget)
+            coef, b, kappa, scale = self._sbp_output(target, a, r, a_sum, r_sum, scal[avg], budget)
             if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
