@@ -914,10 +914,7 @@ def _info_parser(sub):
 def _info(args, parser):
     import numpy as np
 
-    from .model_io import read_header
-
-    est = _load_model(args.model)
-    meta = read_header(args.model)
+    est, meta = _load_model(args.model, with_header=True)
     summary = {
         "model": args.model, "estimator": meta["estimator"], "format_version": meta["version"],
         "written_by": f"pegasos {meta.get('pegasos_version', '?')}",
@@ -952,11 +949,13 @@ def _info(args, parser):
     return 0
 
 
-def _load_model(path):
-    from .model_io import ModelFileError, load_model
+def _load_model(path, with_header=False):
+    """The model at ``path`` (and its header, ``with_header``), or a one-line failure."""
+    from .model_io import ModelFileError, load_model_with_header
 
     try:
-        return load_model(path)
+        est, header = load_model_with_header(path)
+        return (est, header) if with_header else est
     except ModelFileError as exc:
         raise _Failure(str(exc)) from exc
     except OSError as exc:

@@ -54,7 +54,7 @@ def _is_number(text):
     return True
 
 
-def _line_problem(line, zero_based, n_features):
+def _line_problem(line, zero_based):
     """What is wrong with one data line (comments stripped), or None."""
     tokens = line.split()
     if not tokens:
@@ -84,8 +84,6 @@ def _line_problem(line, zero_based, n_features):
         if idx < lowest:
             base = "zero-based" if zero_based else "one-based"
             return f"feature index {idx} in {token!r} is below {lowest} ({base} indices)"
-        if n_features is not None and idx - lowest >= n_features:
-            return f"feature index {idx} exceeds the {n_features} features expected"
         if idx <= previous:
             return f"feature indices must increase along a line; {idx} follows {previous}"
         previous = idx
@@ -96,11 +94,11 @@ def _line_problem(line, zero_based, n_features):
     return None
 
 
-def _find_bad_line(path, zero_based, n_features):
+def _find_bad_line(path, zero_based):
     """(line number, reason) of the first malformed line, or None."""
     with _open_text(path) as f:
         for number, line in enumerate(f, start=1):
-            problem = _line_problem(line.split("#", 1)[0], zero_based, n_features)
+            problem = _line_problem(line.split("#", 1)[0], zero_based)
             if problem is not None:
                 return number, problem
     return None
@@ -167,13 +165,13 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
     except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:  # missing, a folder, unreadable
             raise
-        _raise_with_line(path, zero_based, None, exc)
+        _raise_with_line(path, zero_based, exc)
     if X.shape[1] > MAX_FEATURE_INDEX + 1:
-        _raise_with_line(path, zero_based, None, ValueError("feature index too large"))
+        _raise_with_line(path, zero_based, ValueError("feature index too large"))
     if X.shape[0] == 0:
         raise DataFormatError(path, None, "no data: the file has no examples")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
-        _raise_with_line(path, zero_based, None, ValueError("non-finite values"))
+        _raise_with_line(path, zero_based, ValueError("non-finite values"))
     ignored = 0
     if n_features is not None and X.shape[1] != n_features:
         import scipy.sparse as sp
@@ -186,9 +184,9 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
     return X, y, ignored
 
 
-def _raise_with_line(path, zero_based, n_features, exc):
+def _raise_with_line(path, zero_based, exc):
     try:
-        found = _find_bad_line(path, zero_based is True, n_features)
+        found = _find_bad_line(path, zero_based is True)
     except (EOFError, OSError, lzma.LZMAError) as read_error:
         raise DataFormatError(path, None, f"cannot be read: {read_error}") from exc
     if found is not None:

@@ -56,7 +56,7 @@ _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
 
-__all__ = ["ModelFileError", "load_model", "read_header", "save_model"]
+__all__ = ["ModelFileError", "load_model", "load_model_with_header", "save_model"]
 
 
 class ModelFileError(ValueError):
@@ -337,18 +337,13 @@ def _assemble_sparse(arrays, refuse):
         shape = parts["shape"]
         refuse.check(shape.shape == (2,) and shape.dtype.kind in "iu" and np.all(shape >= 0),
                      f"sparse array {name!r} has a malformed shape {shape.tolist()}")
-        matrix = sp.csr_matrix((0, 0))
-        matrix.data, matrix.indices, matrix.indptr = (
-            parts["data"], parts["indices"], parts["indptr"]
-        )
-        matrix._shape = (int(shape[0]), int(shape[1]))
-        try:
+        try:  # SciPy checks the lengths, the full check the indices and offsets
+            matrix = sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]),
+                                   shape=(int(shape[0]), int(shape[1])))
             check_sparse_structure(matrix)
         except ValueError as exc:
             refuse(f"sparse array {name!r}: {exc}")
-        arrays[name] = sp.csr_matrix(
-            (parts["data"], parts["indices"], parts["indptr"]), shape=matrix.shape
-        )
+        arrays[name] = matrix
     leftover = sorted(k for k in arrays if "__csr_" in k)
     refuse.check(not leftover, f"member {leftover[0] if leftover else ''!r} has no "
                                "matching __csr_data")
@@ -424,12 +419,12 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
                  "support_vectors_ must hold finite floating-point values")
 
 
-def load_model(path):
-    """Read a model written by :func:`save_model` and return the fitted estimator.
+def load_model_with_header(path):
+    """:func:`load_model`, and the file's JSON header: ``(estimator, header)``.
 
-    The file is checked before use (see the module docstring): nothing is
-    unpickled, nothing is inflated beyond what the header declares, and the
-    arrays must fit the estimator and each other.
+    The header holds the format, version, estimator name, parameters, fitted
+    scalars, the table of arrays and, when the fit computed one, its last
+    certificate.  Everything is checked as by :func:`load_model`.
 
     Raises
     ------
@@ -476,12 +471,23 @@ def load_model(path):
         setattr(estimator, key, value)
     for key, value in arrays.items():
         setattr(estimator, key, value)
-    return estimator
+    return estimator, meta
 
 
-def read_header(path):
-    """The JSON header of a model file that :func:`load_model` accepts (format, version,
-    estimator, parameters, fitted scalars, arrays)."""
-    load_model(path)  # every check first
-    with np.load(os.fspath(path), allow_pickle=False) as archive:
-        return json.loads(str(archive[_META]))
+def load_model(path):
+    """Read a model written by :func:`save_model` and return the fitted estimator.
+
+    The file is checked before use (see the module docstring): nothing is
+    unpickled, nothing is inflated beyond what the header declares, and the
+    arrays must fit the estimator and each other.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a pegasos model (a pickle, another format),
+        truncated or corrupt, written in a format version this release does
+        not read, or inconsistent in any way; the message names the problem.
+    OSError
+        If the file cannot be opened (missing, a folder, not readable).
+    """
+    return load_model_with_header(path)[0]
