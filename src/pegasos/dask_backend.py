@@ -36,7 +36,13 @@ from sklearn.utils import check_random_state
 from ._numba import linear as _k
 from ._rows import as_rows
 from ._sklearn_private import Interval, StrOptions
-from .linear import PegasosClassifier, check_two_classes, positive_classes
+from .linear import (
+    PegasosClassifier,
+    batch_for,
+    check_finite_weights,
+    check_two_classes,
+    positive_classes,
+)
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -276,7 +282,7 @@ class DaskPegasosClassifier(PegasosClassifier):
     def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
                 n_problems):
         n = int(sizes.sum())
-        k = min(self.batch_size, n)  # a batch larger than the data is the data
+        k = batch_for(self.batch_size, n)
         T = self._budget(n)
         suffix = self._suffix_fraction()
         avg_start = 1 if self.average is True else (
@@ -297,7 +303,7 @@ class DaskPegasosClassifier(PegasosClassifier):
                 norm2 = float(w @ w)
                 if norm2 > radius2:
                     w *= math.sqrt(radius2 / norm2)
-            _check_finite_weights(w, t)
+            check_finite_weights(f"round {t}", w)
             if t >= avg_start:
                 w_sum += w
                 n_avg += 1
@@ -317,7 +323,7 @@ class DaskPegasosClassifier(PegasosClassifier):
             ]
             results = client.gather(futures)
             w = sum(wp * (m / n) for wp, m in results)
-            _check_finite_weights(w, e)
+            check_finite_weights(f"round {e}", w)
             self._report(client, problem, n_problems, e, epochs, w, bias_feature, d, None, 0)
         return w, epochs
 
@@ -330,14 +336,6 @@ class DaskPegasosClassifier(PegasosClassifier):
             "iterations_total": total, "seconds": None, "coef": out[:d].copy(),
             "intercept": float(out[d] * bias_feature), "gap": None, "client": client,
         })
-
-
-def _check_finite_weights(w, t):
-    if not np.all(np.isfinite(w)):
-        raise ValueError(
-            f"Floating-point overflow in the weights by round {t}. Scale the input (e.g. "
-            "with StandardScaler or MaxAbsScaler) or increase lam."
-        )
 
 
 def _check_dask_input(X, y):

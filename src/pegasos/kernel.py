@@ -46,6 +46,7 @@ from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from .linear import (
     PEGASOS_CONSTRAINTS,
+    batch_for,
     binary_targets,
     check_exclusive_params,
     check_finite_scores,
@@ -252,7 +253,7 @@ class _ResponseSolver(_KernelClassifier):
         lam = self._lam(n)
         bias2 = self._bias2()
         diag_b = diag + bias2
-        T, k = self._budget(n), min(self._batch_size(), n)
+        T, k = self._budget(n), batch_for(self._batch_size(), n)
         radius2 = float(np.mean(sw)) / lam if self._projection() else 0.0
         suffix = self._suffix()
         avg_start = (
@@ -419,7 +420,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         if self.n_iter is not None:
             return int(self.n_iter)
         if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / min(self.batch_size, n)))
+            return max(1, math.ceil(self.n_epochs * n / batch_for(self.batch_size, n)))
         return max(1, math.ceil(10.0 / self.lam_))
 
     def _batch_size(self):

@@ -377,7 +377,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             )
         sw = self._loss_weights(X, y, sample_weight)
         T = self.n_iter or math.ceil(
-            (self.n_epochs or 1.0) * X.shape[0] / min(self.batch_size, X.shape[0])
+            (self.n_epochs or 1.0) * X.shape[0] / batch_for(self.batch_size, X.shape[0])
         )
         self._solve(X, y, sw, T, reset=first, suffix=self._suffix_fraction(), keep_alpha=False)
         return self
@@ -460,7 +460,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if self.n_iter is not None:
             return int(self.n_iter)
         if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / min(self.batch_size, n)))
+            return max(1, math.ceil(self.n_epochs * n / batch_for(self.batch_size, n)))
         return max(1, math.ceil(10.0 / self.lam_))
 
     def _can_continue(self, classes, n_features, lam):
@@ -550,7 +550,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         # touches most rows, so its cost does not grow with n; a long one
         # stops checking).  Filled up front when one-vs-rest problems share it
         # across threads, and when a certificate, which needs every row, is due.
-        k = min(self.batch_size, rows.n_rows)  # a batch larger than the data is the data
+        k = batch_for(self.batch_size, rows.n_rows)
         _check_first_step(rows, sw, self.lam_, k, bias_feature)
         sqnorm = np.full(rows.n_rows, -1.0)
         # [all filled, draws so far]; one list shared by the problems' runs
@@ -623,7 +623,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
                 )
                 elapsed += time.perf_counter() - tic
                 done += steps
-                _check_finite(v, scal, t)
+                check_finite_weights(f"iteration {t - 1}", v, scal)
                 if checking:
                     w, b = self._output_model(c)
                     alpha = self._pegasos_alpha(c, targets[c])
@@ -711,6 +711,11 @@ def binary_targets(classes, y):
     return [np.where(y == c, 1.0, -1.0) for c in positive_classes(classes)]
 
 
+def batch_for(batch_size, n):
+    """The mini-batch size k used on n examples: a batch larger than the data is the data."""
+    return min(int(batch_size), n)
+
+
 def check_two_classes(classes):
     if len(classes) < 2:
         raise ValueError(
@@ -765,10 +770,11 @@ def _check_first_step(rows, sw, lam, k, bias_feature):
         )
 
 
-def _check_finite(v, scal, t):
-    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(scal))):
+def check_finite_weights(when, *arrays):
+    """Refuse weights that overflowed; ``when`` says where (``"iteration 12"``, ``"round 3"``)."""
+    if not all(np.all(np.isfinite(a)) for a in arrays):
         raise ValueError(
-            f"Floating-point overflow in the weights by iteration {t - 1}. "
+            f"Floating-point overflow in the weights by {when}. "
             "Scale the input (e.g. with StandardScaler or MaxAbsScaler) or increase lam."
         )
 
