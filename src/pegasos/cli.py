@@ -321,6 +321,16 @@ def _check_weights_fit(X, n_classes, path):
               f"model stores all {d} weights per problem ({need / 2**20:.0f} MB)", file=sys.stderr)
 
 
+def _problem_error(scores, y_test, classes, c, n_problems):
+    """Test error of binary problem c's decision values: the classification error for two
+    classes, else that of its one-vs-rest task (classes[c] against the rest)."""
+    import numpy as np
+
+    if n_problems == 1:
+        return float(np.mean(np.where(scores > 0, classes[1], classes[0]) != y_test))
+    return float(np.mean((scores > 0) != (y_test == classes[c])))
+
+
 class _Progress:
     """tqdm bar over all iterations; records each problem's objective and test error at checks.
 
@@ -339,7 +349,6 @@ class _Progress:
         self.history = {}
 
     def __call__(self, info):
-        import numpy as np
 
         before = sum(self.done.values())
         c = info["problem"]
@@ -357,11 +366,7 @@ class _Progress:
         postfix = {"objective": f"{gap.primal:.5g}"}
         if self.X_test is not None:
             scores = self.X_test @ info["coef"] + info["intercept"]
-            if info["n_problems"] == 1:
-                predicted = np.where(scores > 0, self.classes[1], self.classes[0])
-                error = float(np.mean(predicted != self.y_test))
-            else:
-                error = float(np.mean((scores > 0) != (self.y_test == self.classes[c])))
+            error = _problem_error(scores, self.y_test, self.classes, c, info["n_problems"])
             hist["test_error"].append(error)
             postfix["test error"] = f"{100 * error:.2f}%"
         if info["n_problems"] == 1:
@@ -490,11 +495,7 @@ class _KernelTrace:
                                  filter_params=True, gamma=est.gamma_, coef0=est.coef0,
                                  degree=est.degree)
             scores += K @ info["coef"][support]
-        classes = np.unique(self.y_test) if not hasattr(est, "classes_") else est.classes_
-        if info["n_problems"] == 1:
-            error = float(np.mean(np.where(scores > 0, classes[1], classes[0]) != self.y_test))
-        else:
-            error = float(np.mean((scores > 0) != (self.y_test == classes[c])))
+        error = _problem_error(scores, self.y_test, est.classes_, c, info["n_problems"])
         hist = self.history.setdefault(c, {"kernel_evals": [], "time": [], "test_error": []})
         hist["kernel_evals"].append(info["kernel_evals"])
         hist["time"].append(info["seconds"])

@@ -32,17 +32,10 @@ def plot_training(history, path, title="", average_start=None):
         marked on the iteration axes, since before it the model shown is the
         last iterate.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    curves = {"": history} if "t" in history else dict(history)
-    curves = {label: h for label, h in curves.items() if len(h.get("t", ()))}
-    if not curves:
-        raise ValueError("no training history to plot: the run recorded no checks")
+    curves = _curves(history, "t")
     with_error = all(len(h.get("test_error") or ()) for h in curves.values())
     rows = 2 if with_error else 1
-    fig = Figure(figsize=(10, 3.6 * rows), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = _figure(3.6 * rows)
     axes = fig.subplots(rows, 2, squeeze=False)
     for col, (key, xlabel) in enumerate((("t", "iterations"), ("time", "solver time (s)"))):
         for i, (label, h) in enumerate(curves.items()):
@@ -71,10 +64,7 @@ def plot_training(history, path, title="", average_start=None):
                 ax.axvline(average_start, color="grey", linestyle=":",
                            label="averaging starts" if row == 0 else None)
         axes[0, col].legend(loc="best", fontsize="x-small" if len(curves) > 3 else "small")
-    if title:
-        fig.suptitle(title)
-    fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
-    write_atomic(path, lambda f: fig.savefig(f, format=fmt, dpi=110))
+    _write(fig, path, title)
 
 
 def plot_kernel_training(history, path, title=""):
@@ -85,15 +75,8 @@ def plot_kernel_training(history, path, title=""):
     per one-vs-rest problem), as ``pegasos train -s KERNEL-SOLVER --plot``
     records them through the estimator's ``callback``.  Written atomically.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    curves = {"": history} if "test_error" in history else dict(history)
-    curves = {label: h for label, h in curves.items() if len(h.get("test_error", ()))}
-    if not curves:
-        raise ValueError("no training history to plot: the run recorded no checks")
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    FigureCanvasAgg(fig)
+    curves = _curves(history, "test_error")
+    fig = _figure(3.8)
     axes = fig.subplots(1, 2)
     for ax, key, xlabel in ((axes[0], "kernel_evals", "kernel evaluations"),
                             (axes[1], "time", "solver time (s)")):
@@ -106,6 +89,29 @@ def plot_kernel_training(history, path, title=""):
         _log_x(ax)
         if len(curves) > 1:
             ax.legend(loc="best", fontsize="x-small" if len(curves) > 3 else "small")
+    _write(fig, path, title)
+
+
+def _curves(history, key):
+    """{label: record} with recorded ``key`` values; one record is labelled ""."""
+    curves = {"": history} if key in history else dict(history)
+    curves = {label: h for label, h in curves.items() if len(h.get(key, ()))}
+    if not curves:
+        raise ValueError("no training history to plot: the run recorded no checks")
+    return curves
+
+
+def _figure(height):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _write(fig, path, title):
+    """Title the figure and write it atomically, in the format of the path's extension."""
     if title:
         fig.suptitle(title)
     fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
