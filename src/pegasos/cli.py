@@ -349,7 +349,6 @@ class _Progress:
         self.history = {}
 
     def __call__(self, info):
-
         before = sum(self.done.values())
         c = info["problem"]
         self.done[c] = info["iterations"]
