@@ -424,16 +424,8 @@ def load_model_with_header(path):
 
     The header holds the format, version, estimator name, parameters, fitted
     scalars, the table of arrays and, when the fit computed one, its last
-    certificate.  Everything is checked as by :func:`load_model`.
-
-    Raises
-    ------
-    ModelFileError
-        If the file is not a pegasos model (a pickle, another format),
-        truncated or corrupt, written in a format version this release does
-        not read, or inconsistent in any way; the message names the problem.
-    OSError
-        If the file cannot be opened (missing, a folder, not readable).
+    certificate.  Everything is checked, and refused with the same errors, as by
+    :func:`load_model`.
     """
     path = os.fspath(path)
     refuse = _Refuse(path)
