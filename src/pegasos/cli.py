@@ -315,8 +315,10 @@ def _check_weights_fit(X, n_classes, path):
             f"weights ({need / 2**20:.0f} MB with the solver's state) but only "
             f"{available / 2**20:.0f} MB of memory is available; are the indices right?"
         )
-    used = np.unique(X.indices).size if hasattr(X, "indices") else d
-    if need > 100 * 2**20 and used < d / 100:
+    if need <= 100 * 2**20:
+        return
+    used = np.unique(X.indices).size if hasattr(X, "indices") else d  # only for large models
+    if used < d / 100:
         print(f"pegasos: note: {path} uses {used} distinct feature indices up to {d}; the "
               f"model stores all {d} weights per problem ({need / 2**20:.0f} MB)", file=sys.stderr)
 
