@@ -124,8 +124,8 @@ def _log_x(ax):
 
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10))
-    ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 3.0, 5.0)))
-    # minor labels where the axis spans at most about 1.5 decades (a single
+    ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+    # 2 and 5 labelled where the axis spans at most about 1.5 decades (a single
     # labelled power of ten otherwise); none on longer axes, where they would overlap
     ax.xaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
                                                          minor_thresholds=(1.5, 0.6)))
