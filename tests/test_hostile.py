@@ -427,3 +427,19 @@ def test_an_overflowing_norm_is_an_error_not_an_all_zero_model():
         PegasosClassifier(lam=1e-3, n_epochs=2).fit(X * 1e200, y)
     with pytest.raises(ValueError, match=r"Floating-point overflow in the coefficients"):
         KernelPegasosClassifier(lam=1e-300, n_iter=20).fit(X, y)
+
+
+def test_cli_notes_a_very_sparse_index_range(tmp_path, capsys):
+    path = tmp_path / "wide.svm"
+    path.write_text("1 1:0.5 5000000:1\n-1 2:1\n")  # 3 x 5M weights of 8 bytes: 120 MB
+    assert main(["train", "-q", "--iter", "5", str(path), str(tmp_path / "m.model")]) == 0
+    err = capsys.readouterr().err
+    assert "uses 3 distinct feature indices up to 5000000" in err and "(114 MB)" in err
+
+
+def test_the_progress_bar_stays_when_the_run_ends():
+    from pegasos.cli import _Progress
+
+    progress = _Progress(10, False, None, None, np.array([-1.0, 1.0]))
+    assert progress.bar.leave is True
+    progress.close()
