@@ -81,29 +81,32 @@ def svm_primal(X, y, w, b, lam, sw=None, bias_mode=None, bias_feature=1.0):
     return 0.5 * lam * reg + np.mean(sw * hinge)
 
 
-def kernel_pegasos(K, y, lam, order, *, projection=True, avg_from=None, bias2=0.0):
-    """Kernel Pegasos (k = 1) on an explicit Gram matrix, in the dual.
+def kernel_pegasos(K, y, lam, order, *, k=1, projection=True, avg_from=None, bias2=0.0, sw=None):
+    """Mini-batch kernel Pegasos on an explicit Gram matrix, in the dual.
 
-    w_t = sum_l beta_l phi(x_l); the margin is (K beta)_i; the step
-    beta <- (1 - 1/t) beta + 1/(lam t) y_i e_i on a violation; projection
-    rescales beta to ||w|| = sqrt(beta^T K beta) <= 1/sqrt(lam).  ``bias2``
-    is added to K (the augmented intercept).  Returns the coefficients of
-    the last (or averaged) iterate.
+    w_t = sum_l beta_l phi(x_l); the margins of the batch A_t (the next k
+    entries of ``order``) are (K beta)_i, all judged with w_t; the step is
+    beta <- (1 - 1/t) beta + 1/(lam t k) sum over the violators of s_i y_i e_i;
+    projection rescales beta to ||w|| = sqrt(beta^T K beta) <= sqrt(mean(s)/lam).
+    ``bias2`` is added to K (the augmented intercept).  Returns the
+    coefficients of the last (or averaged) iterate.
     """
     K = np.asarray(K, dtype=float) + bias2
     n = len(y)
+    sw = np.ones(n) if sw is None else np.asarray(sw, dtype=float)
+    radius = np.sqrt(sw.mean() / lam)
     beta = np.zeros(n)
     total = np.zeros(n)
     n_avg = 0
-    for t, i in enumerate(order, start=1):
-        violated = y[i] * (K[i] @ beta) < 1.0
+    for t in range(1, len(order) // k + 1):
+        batch = order[(t - 1) * k : t * k]
+        violators = batch[y[batch] * (K[batch] @ beta) < 1.0]
         beta = (1.0 - 1.0 / t) * beta
-        if violated:
-            beta[i] += y[i] / (lam * t)
+        np.add.at(beta, violators, sw[violators] * y[violators] / (lam * t * k))
         if projection:
             norm = np.sqrt(max(beta @ K @ beta, 0.0))
-            if norm > 1.0 / np.sqrt(lam):
-                beta = beta / (norm * np.sqrt(lam))
+            if norm > radius:
+                beta = beta * (radius / norm)
         if avg_from is not None and t >= avg_from:
             total += beta
             n_avg += 1

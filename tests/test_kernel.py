@@ -14,6 +14,7 @@ from pegasos import (
     SBPClassifier,
     nu_for,
 )
+from pegasos._numba import blocks
 from pegasos._numba import kernel_solvers as ks
 from pegasos._numba import kernels as kern
 from pegasos._numba.linear import row_sqnorms
@@ -36,25 +37,105 @@ def _args(name, kw):
 
 @pytest.mark.parametrize("name, kw", KERNEL_CASES, ids=[c[0] for c in KERNEL_CASES])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_kernel_column_and_decision_match_pairwise_kernels(name, kw, sparse):
-    X, _ = make_binary(n=40, d=7, density=0.5, seed=30)
-    Z, _ = make_binary(n=9, d=7, density=0.5, seed=31)
+def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse):
+    X, _ = make_binary(n=300, d=7, density=0.5, seed=30)
+    Z, _ = make_binary(n=90, d=7, density=0.5, seed=31)
     ref = pairwise_kernels(X, X, metric=name, **kw)
     rows = as_rows(sp.csr_matrix(X) if sparse else X)
     sq = row_sqnorms(rows.kernel, rows.n_rows)
-    out = np.empty(40)
-    for i in (0, 17, 39):
+    out = np.empty(300)
+    for i in (0, 17, 299):
         kern.kernel_column(rows.kernel, 7, i, sq, *_args(name, kw), out)
         np.testing.assert_allclose(out, ref[:, i], rtol=1e-12, atol=1e-12)
-    coef = np.random.default_rng(0).standard_normal((2, 40))
+    # blocks of 1, 3 and 300 columns: tiles of 8192, 8192 and 218 rows
+    for idx in ([5], [0, 299, 5], np.arange(300)[::-1]):
+        idx = np.asarray(idx, dtype=np.int64)
+        block = blocks.kernel_block(rows.kernel, 7, sq, idx, *_args(name, kw))
+        np.testing.assert_allclose(block, ref[:, idx], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            blocks.pair_block(rows.kernel, 7, sq, idx[:2], idx, *_args(name, kw)),
+            ref[np.ix_(idx[:2], idx)], rtol=1e-12, atol=1e-12,
+        )
+        g, delta = np.ones((300, 2)), np.random.default_rng(1).standard_normal((len(idx), 2))
+        gram = blocks.add_block(rows.kernel, 7, sq, idx, *_args(name, kw), 0.5, delta, g)
+        np.testing.assert_allclose(g, 1.0 + (ref[:, idx] + 0.5) @ delta, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gram, ref[np.ix_(idx, idx)] + 0.5, rtol=1e-12, atol=1e-12)
+    coef = np.random.default_rng(0).standard_normal((2, 300))
     z_rows = as_rows(sp.csr_matrix(Z) if sparse else Z)
-    scores = np.empty((9, 2))
-    kern.kernel_decision(
-        z_rows.kernel, row_sqnorms(z_rows.kernel, 9), rows.kernel, sq, 7, coef, *_args(name, kw),
-        scores,
+    expected = pairwise_kernels(Z, X, metric=name, **kw) @ coef.T
+    for tile in (1, 7, 1000):  # prediction by tiles equals the unblocked sum
+        scores = blocks.decision_blocks(
+            z_rows.kernel, row_sqnorms(z_rows.kernel, 90), rows.kernel, sq, 7, coef,
+            *_args(name, kw), tile,
+        )
+        np.testing.assert_allclose(scores, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_precomputed_blocks_are_gram_columns():
+    K = pairwise_kernels(make_binary(n=50, d=3, seed=40)[0], metric="rbf")
+    idx = np.array([3, 49, 0], dtype=np.int64)
+    args = (kern.PRECOMPUTED, 1.0, 0.0, 3)
+    np.testing.assert_array_equal(blocks.kernel_block(K, 50, np.zeros(50), idx, *args), K[:, idx])
+    np.testing.assert_array_equal(
+        blocks.pair_block(K, 50, np.zeros(50), idx[:2], idx, *args), K[np.ix_(idx[:2], idx)]
     )
-    np.testing.assert_allclose(scores, pairwise_kernels(Z, X, metric=name, **kw) @ coef.T,
-                               rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.lists(st.floats(-800.0, 0.0) | st.sampled_from([0.0, -1e-300, -708.0, -707.9]),
+                  min_size=1, max_size=50))
+def test_vectorised_exponential_matches_numpy(x):
+    x = np.asarray(x, dtype=float)
+    got = x.copy()
+    blocks.exp_in_place(got, np.empty(len(x), np.int64))
+    expected = np.exp(x)
+    normal = x >= blocks.EXP_FLOOR
+    np.testing.assert_allclose(got[normal], expected[normal], rtol=3e-16, atol=0)
+    assert np.all(got[~normal] <= 4e-308) and np.all(got >= 0)
+
+
+@pytest.mark.parametrize("k", [2, 5, 16])
+@pytest.mark.parametrize("projection", [True, False])
+def test_minibatch_kernel_pegasos_matches_the_reference(k, projection):
+    X, y = make_binary(n=40, d=4, seed=41)
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, 40)
+    lam, T = 0.05, 60
+    clf = KernelPegasosClassifier(
+        lam=lam, gamma=0.5, n_iter=T, batch_size=k, sampling="cyclic", projection=projection,
+        average=0.5, fit_intercept=True, intercept_scaling=0.7,
+    ).fit(X, y, sample_weight=sw)
+    beta = naive.kernel_pegasos(
+        pairwise_kernels(X, metric="rbf", gamma=0.5), y, lam, np.arange(T * k) % 40, k=k,
+        projection=projection, avg_from=T - 30 + 1, bias2=0.49, sw=sw,
+    )
+    got = np.zeros(40)
+    got[clf.support_] = clf.dual_coef_[0]
+    np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KernelPegasosClassifier(C=5.0, batch_size=8, n_epochs=3, sampling="permutation",
+                                    random_state=4),
+    lambda: KernelPerceptron(n_epochs=2, random_state=4),
+], ids=["kernel-pegasos", "perceptron"])
+def test_joint_one_vs_rest_equals_separate_binary_fits(make):
+    """One draw stream and one block per batch for every class: each class's model is the
+    binary fit of that class against the rest on the same draws."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    joint = make().fit(X, y)
+    assert joint.n_support_.sum() == len(joint.support_)
+    assert np.array_equal(joint.n_support_, np.bincount(y[joint.support_], minlength=3))
+    scores = joint.decision_function(X)
+    for c in range(3):
+        alone = make().fit(X, np.where(y == c, 1, 0))
+        coef = np.zeros(len(y))
+        coef[alone.support_] = alone.dual_coef_[0]
+        mine = np.zeros(len(y))
+        mine[joint.support_] = joint.dual_coef_[c]
+        np.testing.assert_allclose(mine, coef, rtol=0, atol=1e-10 * np.abs(coef).max())
+        np.testing.assert_allclose(scores[:, c], alone.decision_function(X), atol=1e-9)
 
 
 @pytest.mark.parametrize("projection", [True, False])
@@ -64,8 +145,8 @@ def test_kernel_pegasos_matches_the_reference(projection, average, bias):
     X, y = make_binary(n=35, d=4, seed=32)
     lam, T = 0.02, 400
     clf = KernelPegasosClassifier(
-        lam=lam, gamma=0.5, n_iter=T, sampling="cyclic", projection=projection, average=average,
-        fit_intercept=bias, intercept_scaling=1.5,
+        lam=lam, gamma=0.5, n_iter=T, batch_size=1, sampling="cyclic", projection=projection,
+        average=average, fit_intercept=bias, intercept_scaling=1.5,
     ).fit(X, y)
     avg_from = None if average is False else T - int(np.ceil(average * T)) + 1
     beta = naive.kernel_pegasos(
@@ -83,7 +164,7 @@ def test_kernel_pegasos_matches_the_reference(projection, average, bias):
 def test_linear_kernel_pegasos_is_linear_pegasos(sparse):
     X, y = make_binary(n=50, d=6, density=0.6, seed=33)
     Xs = sp.csr_matrix(X) if sparse else X
-    params = dict(lam=0.03, n_iter=500, sampling="cyclic", intercept_scaling=2.0)
+    params = dict(lam=0.03, n_iter=500, batch_size=4, sampling="cyclic", intercept_scaling=2.0)
     kp = KernelPegasosClassifier(kernel="linear", **params).fit(Xs, y)
     lp = PegasosClassifier(**params).fit(Xs, y)
     np.testing.assert_allclose(kp.dual_coef_[0] @ X[kp.support_], lp.coef_[0], atol=1e-12)
@@ -282,13 +363,11 @@ def test_ijcnn1_sample_within_a_point_of_svc():
 @pytest.mark.parametrize(
     "make",
     [
-        lambda c: KernelPegasosClassifier(C=10.0, gamma=1.0, n_epochs=3, cache_size=c, random_state=0),
         lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, cache_size=c, random_state=0),
         lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, fit_intercept=True, cache_size=c,
                                 random_state=0),
-        lambda c: KernelPerceptron(gamma=1.0, n_epochs=2, cache_size=c, random_state=0),
     ],
-    ids=["kernel-pegasos", "sbp", "sbp-biased", "perceptron"],
+    ids=["sbp", "sbp-biased"],
 )
 def test_column_cache_saves_evaluations_not_accuracy(make):
     from sklearn.datasets import make_moons
@@ -298,6 +377,16 @@ def test_column_cache_saves_evaluations_not_accuracy(make):
     assert np.array_equal(none.dual_coef_, tiny.dual_coef_)
     assert np.array_equal(none.dual_coef_, full.dual_coef_)
     assert full.n_kernel_evals_ < tiny.n_kernel_evals_ <= none.n_kernel_evals_
+
+
+@pytest.mark.parametrize("est", [KernelPegasosClassifier(n_epochs=1, random_state=0),
+                                 KernelPerceptron(random_state=0)])
+def test_cache_size_of_the_blocked_solvers_is_deprecated(est):
+    X, y = make_binary(n=60, d=3, seed=42)
+    plain = est.fit(X, y).dual_coef_
+    with pytest.warns(FutureWarning, match=r"cache_size has no effect on .* removed in pegasos 0.3"):
+        est.set_params(cache_size=10.0).fit(X, y)
+    np.testing.assert_array_equal(est.dual_coef_, plain)
 
 
 def test_a_cache_that_cannot_fit_is_refused(monkeypatch):

@@ -105,7 +105,8 @@ def _train_parser(sub):
                    "-1: no intercept)")
     p.add_argument("--unregularized-bias", action="store_true",
                    help="learn a free intercept instead of the -B feature")
-    p.add_argument("-k", "--batch-size", type=int, default=1, metavar="K")
+    p.add_argument("-k", "--batch-size", type=int, default=None, metavar="K",
+                   help="examples per iteration (default 1; kernel Pegasos: 16)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iter", type=int, metavar="T",
                         help="Pegasos iterations (default: ceil(10 / lambda))")
@@ -190,13 +191,22 @@ def _kernel_params(args, parser):
             "cache_size": args.cache_size}
 
 
+def _given(**options):
+    """The options the user gave (not None): the others keep the estimator's default."""
+    return {key: value for key, value in options.items() if value is not None}
+
+
 def _kernel_estimator(args, parser, n, lam, average, class_weight):
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
 
     kw = _kernel_params(args, parser)
+    if args.solver != "sbp":  # the blocked engine of these two has no column cache
+        if kw.pop("cache_size") != 200.0:
+            print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
+                  "are computed a mini-batch at a time, not cached)", file=sys.stderr)
     if args.solver == "kernel-pegasos":
         return KernelPegasosClassifier(
-            lam=lam, n_iter=args.iter, n_epochs=args.epochs, batch_size=args.batch_size,
+            lam=lam, n_iter=args.iter, n_epochs=args.epochs, **_given(batch_size=args.batch_size),
             sampling=args.sampling or "uniform", projection=not args.no_projection,
             average=average,
             fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
@@ -227,7 +237,7 @@ def _estimator(args, parser, n):
     for name, value, lowest in (("-c", args.cost, 0), ("--lam", args.lam, 0)):
         if value is not None and not value > lowest:
             parser.error(f"{name} must be > 0; got {value}")
-    if args.batch_size < 1:
+    if args.batch_size is not None and args.batch_size < 1:
         parser.error(f"-k must be >= 1; got {args.batch_size}")
     if args.iter is not None and args.iter < 1:
         parser.error(f"--iter must be >= 1; got {args.iter}")
@@ -248,7 +258,7 @@ def _estimator(args, parser, n):
         lam=lam,
         n_iter=args.iter,
         n_epochs=args.epochs,
-        batch_size=args.batch_size,
+        **_given(batch_size=args.batch_size),
         sampling=args.sampling or "uniform",
         projection=not args.no_projection,
         average=_average(args.average, parser),

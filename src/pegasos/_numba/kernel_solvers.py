@@ -15,12 +15,13 @@ import math
 import numpy as np
 
 from ._jit import njit
+from .blocks import add_block, pair_block
 from .kernels import cached_column
 
 PEGASOS = 0
 PERCEPTRON = 1
 
-# scalar state of kernel_pegasos_steps
+# rows of the scalar state of kernel_pegasos_blocks: one column per binary problem
 S = 0  # global scale s
 W2 = 1  # ||w||^2
 BETA = 2  # lazy average: sum of averaged iterates' coefficients = u + beta * a
@@ -33,136 +34,207 @@ FOLD_RATIO = 4.0
 
 
 @njit
-def _fold(beta, a, u):
+def _fold(c, beta, a, u):
+    """u[:, c] += beta * a[:, c]: bring problem c's lazy average up to date."""
     for j in range(a.shape[0]):
-        u[j] += beta * a[j]
+        u[j, c] += beta * a[j, c]
 
 
 @njit
-def kernel_pegasos_steps(
-    rows,
-    n_features,
-    y,
-    sw,
-    sqnorm,
-    diag,
-    idx,
-    k,
-    t,
-    lam,
-    radius2,
-    mode,
-    code,
-    gamma,
-    coef0,
-    degree,
-    avg_start,
-    a,
-    g,
-    u,
-    scal,
-    col,
-    bias2,
-    cache,
-):
-    """Run ``len(idx) // k`` iterations of kernel Pegasos (or the Perceptron).
+def _violators(batch, Y, G, scal, mode, slot, members, coef_w, step_size, sw):
+    """The batch's margin violators, merged by example.
+
+    Judges every drawn example against every problem with the current
+    iterate; ``members[:count]`` are the distinct examples that violate at
+    least one problem, ``coef_w[m, c]`` the sum of their coefficients for
+    problem c in units of w (step * y * weight per violating draw).  ``slot``
+    (n,) maps an example to its position (reset to -1 by the caller).
+    """
+    n_problems = Y.shape[1]
+    count = 0
+    for j in range(batch.shape[0]):
+        i = batch[j]
+        for c in range(n_problems):
+            margin = Y[i, c] * scal[S, c] * G[i, c]
+            if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
+                if slot[i] < 0:
+                    slot[i] = count
+                    members[count] = i
+                    coef_w[count, :] = 0.0
+                    count += 1
+                coef_w[slot[i], c] += step_size * Y[i, c] * (sw[i] if mode == PEGASOS else 1.0)
+    return count
+
+
+@njit
+def _shrink(t, scal, a, g, u):
+    """Pegasos' (1 - 1/t) on every problem; t = 1 starts from w = 0."""
+    shrink = 1.0 - 1.0 / t
+    for c in range(scal.shape[1]):
+        if shrink == 0.0:
+            if scal[BETA, c] != 0.0:
+                _fold(c, scal[BETA, c], a, u)
+                scal[BETA, c] = 0.0
+                scal[N_FOLD, c] = 0.0
+            a[:, c] = 0.0
+            g[:, c] = 0.0
+            scal[S, c] = 1.0
+            scal[W2, c] = 0.0
+        else:
+            scal[S, c] *= shrink
+            scal[W2, c] *= shrink * shrink
+
+
+@njit
+def _add_block(rows, n_features, data, kern, members, coef_w, w2_new, max_cols, a, g, u, scal):
+    """Add the violators to every problem: one kernel block per ``max_cols`` members.
+
+    ``w2_new`` receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
+    <w, phi(x_i)> = s g_i from the responses (before this step) and the
+    members' Gram matrix (<dw, dw>; its cross-block entries are computed
+    apart, count^2 evaluations at most).  Returns kernel evaluations.
+    """
+    sqnorm = data[0]
+    code, gamma, coef0, degree, bias2 = kern
+    count = members.shape[0]
+    n, n_problems = g.shape
+    for c in range(n_problems):
+        s = scal[S, c]
+        lin = 0.0
+        for m in range(count):
+            lin += coef_w[m, c] * s * g[members[m], c]
+        w2_new[c] = scal[W2, c] + 2.0 * lin
+    delta = np.empty((count, n_problems))
+    for m in range(count):
+        for c in range(n_problems):
+            delta[m, c] = coef_w[m, c] / scal[S, c]
+    evals = 0
+    for start in range(0, count, max_cols):
+        stop = min(count, start + max_cols)
+        gram = add_block(rows, n_features, sqnorm, members[start:stop], code, gamma, coef0,
+                         degree, bias2, delta[start:stop], g)
+        evals += n * (stop - start)
+        for c in range(n_problems):
+            w2_new[c] += _quad(coef_w[start:stop, c], gram, coef_w[start:stop, c])
+        for later in range(stop, count, max_cols):  # cross terms with later chunks
+            end = min(count, later + max_cols)
+            cross = pair_block(rows, n_features, sqnorm, members[start:stop],
+                               members[later:end], code, gamma, coef0, degree) + bias2
+            evals += (stop - start) * (end - later)
+            for c in range(n_problems):
+                w2_new[c] += 2.0 * _quad(coef_w[start:stop, c], cross, coef_w[later:end, c])
+    for m in range(count):
+        i = members[m]
+        for c in range(n_problems):
+            a[i, c] += delta[m, c]
+            if scal[BETA, c] != 0.0:
+                u[i, c] -= scal[BETA, c] * delta[m, c]
+    return evals
+
+
+@njit
+def _quad(x, M, z):
+    """x^T M z."""
+    total = 0.0
+    for m in range(x.shape[0]):
+        for q in range(z.shape[0]):
+            total += x[m] * M[m, q] * z[q]
+    return total
+
+
+@njit
+def _finish_step(t, c, w2, radius2, mode, avg_start, a, g, u, scal):
+    """Problem c after its step: overflow, projection, rescaling, averaging."""
+    s = scal[S, c]
+    if w2 < 0.0:
+        w2 = 0.0
+    elif not w2 < np.inf:  # inf, or inf - inf between the terms of a block
+        s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
+    if mode == PEGASOS:
+        if radius2 > 0.0 and w2 > radius2:
+            s *= math.sqrt(radius2 / w2)
+            w2 = radius2
+        if s < MIN_SCALE:
+            _fold(c, scal[BETA, c], a, u)
+            scal[BETA, c] = 0.0
+            scal[N_FOLD, c] = 0.0
+            for j in range(a.shape[0]):
+                a[j, c] *= s
+                g[j, c] *= s
+            s = 1.0
+    scal[S, c] = s
+    scal[W2, c] = w2
+    if t >= avg_start:
+        scal[BETA, c] += s
+        scal[N_AVG, c] += 1.0
+        scal[N_FOLD, c] += 1.0
+        if scal[BETA, c] > FOLD_RATIO * s * scal[N_FOLD, c]:
+            _fold(c, scal[BETA, c], a, u)
+            scal[BETA, c] = 0.0
+            scal[N_FOLD, c] = 0.0
+
+
+@njit
+def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
+    """Run ``len(idx) // k`` iterations of mini-batch kernel Pegasos (or the
+    kernel Perceptron) on every one-vs-rest problem at once.
+
+    Each iteration draws the k examples ``idx[step*k:(step+1)*k]``, judges
+    their margins with w_t on every problem, and pays for the union of the
+    problems' violators with kernel blocks (:func:`.blocks.kernel_block`):
+    the responses of every problem are updated from the same block.
 
     ``mode == PEGASOS``: the linear algorithm of ``linear.pegasos_steps`` in
     the dual representation -- shrink by (1 - 1/t), add (1/(lam t k)) s_i y_i
-    phi(x_i) for each margin violator (y_i <w, phi(x_i)> < 1, judged with
-    w_t), project onto ||w||^2 <= radius2 (0 = off); ||w||^2 is kept from
-    ``<w, phi(x_i)>`` and ``K(x_i, x_i)``, so projecting needs no kernel
-    evaluation.  ``mode == PERCEPTRON``: add y_i phi(x_i) whenever
-    y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
+    phi(x_i) for each violator (y_i <w, phi(x_i)> < 1), project onto
+    ||w||^2 <= radius2 (0 = off).  ``mode == PERCEPTRON``: add y_i phi(x_i)
+    whenever y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
 
-    ``a, g, u`` (n,): coefficients, responses, lazy-average vector, updated in
-    place; ``scal`` (N_SCALARS,); ``col`` (n,) scratch for kernel columns;
-    ``bias2`` is added to every kernel value (an augmented constant feature:
-    the intercept); ``diag`` must include it.  ``cache`` is the tuple
-    (columns, slot_of, owner, stamp, clock) of :func:`.kernels.cached_column`.
-    Iterates of steps t >= avg_start enter the average.
+    Arguments, grouped:
+
+    * ``data = (sqnorm, diag, Y, sw)``: squared row norms, K(x_i, x_i),
+      targets (n, n_problems) in {-1, +1}, loss weights (n,);
+    * ``kern = (code, gamma, coef0, degree, bias2)``: ``bias2`` is added to
+      every kernel value (an augmented constant feature: the intercept);
+    * ``plan = (k, lam, radius2, mode, avg_start, max_cols)``: iterates of
+      steps t >= avg_start enter the average; at most ``max_cols`` kernel
+      columns are held at once;
+    * ``state = (a, g, u, scal)``: coefficients, responses and lazy-average
+      vectors (n, n_problems), and the scalars (N_SCALARS, n_problems), all
+      updated in place.  ``<w_c, phi(x_j)> = scal[S, c] * g[j, c]``; the
+      averaged coefficients are (u + scal[BETA] a) / scal[N_AVG].
 
     Returns (t after the last step, number of kernel evaluations).
     """
-    n = y.shape[0]
-    s = scal[S]
-    w2 = scal[W2]
-    beta = scal[BETA]
-    n_avg = scal[N_AVG]
-    n_fold = scal[N_FOLD]
-    viol = np.empty(k, np.int64)
+    k, lam, radius2, mode, avg_start, max_cols = plan
+    a, g, u, scal = state
+    Y, sw = data[2], data[3]
+    n, n_problems = g.shape
+    slot = np.full(n, -1, np.int64)
+    members = np.empty(k, np.int64)
+    coef_w = np.empty((k, n_problems))
+    w2_new = np.empty(n_problems)
     evals = 0
     inv_lam_k = 1.0 / (lam * k)
     for step in range(idx.shape[0] // k):
-        nv = 0
-        for j in range(k):
-            i = idx[step * k + j]
-            margin = y[i] * s * g[i]
-            if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
-                viol[nv] = i
-                nv += 1
+        batch = idx[step * k : (step + 1) * k]
         if mode == PEGASOS:
-            inv_t = 1.0 / t
-            shrink = 1.0 - inv_t
-            if shrink == 0.0:
-                if beta != 0.0:
-                    _fold(beta, a, u)
-                    beta = 0.0
-                    n_fold = 0.0
-                a[:] = 0.0
-                g[:] = 0.0
-                s = 1.0
-                w2 = 0.0
-            else:
-                s *= shrink
-                w2 *= shrink * shrink
-            step_size = inv_t * inv_lam_k
+            step_size = inv_lam_k / t
         else:
             step_size = 1.0
-        for j in range(nv):
-            i = viol[j]
-            c = step_size * y[i] * (sw[i] if mode == PEGASOS else 1.0)
-            w2 += c * c * diag[i] + 2.0 * c * s * g[i]
-            delta = c / s
-            a[i] += delta
-            if beta != 0.0:
-                u[i] -= beta * delta
-            column, spent = cached_column(
-                rows, n_features, i, sqnorm, code, gamma, coef0, degree, *cache, col
-            )
-            evals += spent
-            for l in range(n):
-                g[l] += delta * (column[l] + bias2)
-        if w2 < 0.0:
-            w2 = 0.0
-        elif w2 == np.inf:
-            s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
+        count = _violators(batch, Y, g, scal, mode, slot, members, coef_w, step_size, sw)
         if mode == PEGASOS:
-            if radius2 > 0.0 and w2 > radius2:
-                s *= math.sqrt(radius2 / w2)
-                w2 = radius2
-            if s < MIN_SCALE:
-                _fold(beta, a, u)
-                beta = 0.0
-                n_fold = 0.0
-                for l in range(n):
-                    a[l] *= s
-                    g[l] *= s
-                s = 1.0
-        if t >= avg_start:
-            beta += s
-            n_avg += 1.0
-            n_fold += 1.0
-            if beta > FOLD_RATIO * s * n_fold:
-                _fold(beta, a, u)
-                beta = 0.0
-                n_fold = 0.0
+            _shrink(t, scal, a, g, u)
+        for m in range(count):
+            slot[members[m]] = -1
+        if count:
+            evals += _add_block(rows, n_features, data, kern, members[:count], coef_w[:count],
+                                w2_new, max_cols, a, g, u, scal)
+        else:
+            w2_new[:] = scal[W2]
+        for c in range(n_problems):
+            _finish_step(t, c, w2_new[c], radius2, mode, avg_start, a, g, u, scal)
         t += 1
-    scal[S] = s
-    scal[W2] = w2
-    scal[BETA] = beta
-    scal[N_AVG] = n_avg
-    scal[N_FOLD] = n_fold
     return t, evals
 
 
