@@ -127,19 +127,23 @@ def water_level(c, budget):
 
 
 def sbp_step(K, y, a, t, radius, budget, u):
-    """One unbiased SBP step from coefficients ``a`` (w = sum a_l phi(x_l)).
+    """One unbiased mini-batch SBP step from coefficients ``a`` (w = sum a_l phi(x_l)).
 
     The candidates are the points whose response y_j (K a)_j is at or below
-    the water level of the current responses; ``u`` in [0, 1) picks one in
-    index order.  Returns the new coefficients.
+    the water level of the current responses; each uniform in ``u`` (k of
+    them, in [0, 1)) picks one in index order, and the step is
+    1/(R sqrt(t)) times the average of the picks' y_i phi(x_i).  Returns the
+    new coefficients, projected onto the unit ball.
     """
     K = np.asarray(K, dtype=float)
+    u = np.atleast_1d(u)
     margins = y * (K @ a)
     kappa = water_level(margins, budget)
     candidates = np.flatnonzero(margins <= kappa + 1e-12)
-    i = candidates[min(int(u * len(candidates)), len(candidates) - 1)]
     a = a.copy()
-    a[i] += y[i] / (radius * np.sqrt(t))
+    for v in u:
+        i = candidates[min(int(v * len(candidates)), len(candidates) - 1)]
+        a[i] += y[i] / (radius * np.sqrt(t) * len(u))
     norm = np.sqrt(a @ K @ a)
     if norm > 1.0:
         a = a / norm

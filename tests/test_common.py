@@ -29,16 +29,14 @@ EXPECTED_FAILED = {
         "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
         "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
     },
+    "KernelPerceptron": {
+        "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
+    },
     "PegasosClassifier": {
         "check_class_weight_classifiers": _EXTREME_CLASS_WEIGHTS,
-        "check_sample_weight_equivalence_on_dense_data": (
-            "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
-            "how often it is drawn; the two give the same objective, not the same iterates"
-        ),
-        "check_sample_weight_equivalence_on_sparse_data": (
-            "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
-            "how often it is drawn; the two give the same objective, not the same iterates"
-        ),
+        "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
     },
 }
 

@@ -179,11 +179,11 @@ def test_cli_failures_are_one_line_messages(tmp_path, data_file, capsys, argv, m
 
 
 def test_cli_refuses_weights_that_cannot_fit(tmp_path, monkeypatch, capsys):
-    from pegasos import kernel
+    from pegasos import cli
 
     path = tmp_path / "wide.svm"
     path.write_text("1 1:0.5 100000000:1\n-1 2:1\n")
-    monkeypatch.setattr(kernel, "_available_memory", lambda: 2**30)
+    monkeypatch.setattr(cli, "_available_memory", lambda: 2**30)
     assert main(["train", "-q", str(path), str(tmp_path / "m.model")]) == 1
     err = capsys.readouterr().err
     assert "the largest feature index is 100000000" in err and "1024 MB of memory" in err

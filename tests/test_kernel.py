@@ -233,25 +233,62 @@ def test_biased_water_levels_balance_the_classes(values, signs, nu):
     assert np.sum(y[slack > tol] > 0) <= m and np.sum(y[slack > tol] < 0) <= m
 
 
-def test_one_sbp_step_matches_the_reference():
+def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None):
+    n, problems = Y.shape
+    rows = as_rows(X)
+    sq = row_sqnorms(rows.kernel, n)
+    state = state or tuple(np.zeros((n, problems)) for _ in range(4)) + (
+        np.zeros((ks.SBP_SCALARS, problems)),)
+    t, evals = ks.sbp_blocks(rows.kernel, X.shape[1], (sq, Y, np.full(problems, n * nu)),
+                             (kern.RBF, 0.7, 0.0, 3), (1.0, biased, 1, 1000), state, draws, t)
+    return t, evals, state
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_minibatch_sbp_steps_match_the_reference(k):
     X, y = make_binary(n=30, d=4, seed=36)
     K = pairwise_kernels(X, metric="rbf", gamma=0.7)
-    rows = as_rows(X)
-    sq = row_sqnorms(rows.kernel, 30)
-    diag = np.ones(30)
-    nu, radius = 0.2, 1.0
-    a, r, a_sum, r_sum, col, work = (np.zeros(30) for _ in range(6))
-    scal = np.array([0.0, nu, 0.0])
-    draws = np.random.default_rng(2).random(8)
-    no_cache = (np.empty((0, 30)), np.full(30, -1), np.full(0, -1), np.zeros(0, dtype=np.int64),
-                np.zeros(1, dtype=np.int64))
-    t, _ = ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[:7], 1, radius, 30 * nu,
-                        kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work, no_cache)
+    draws = np.random.default_rng(2).random((8, 1, k))
+    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7])
+    a, r = state[0][:, 0], state[1][:, 0]
     np.testing.assert_allclose(r, K @ a, atol=1e-12)  # responses kept exactly
-    expected = naive.sbp_step(K, y, a, t, radius, 30 * nu, draws[7])
-    ks.sbp_steps(rows.kernel, 4, y, sq, diag, draws[7:], t, radius, 30 * nu,
-                 kern.RBF, 0.7, 0.0, 3, 1, a, r, a_sum, r_sum, scal, col, work, no_cache)
-    np.testing.assert_allclose(a, expected, rtol=0, atol=1e-10)
+    expected = naive.sbp_step(K, y, a, t, 1.0, 30 * 0.2, draws[7, 0])
+    _sbp_run(X, y[:, None], 0.2, draws[7:], t=t, state=state)
+    np.testing.assert_allclose(state[0][:, 0], expected, rtol=0, atol=1e-10)
+    assert state[4][ks.SBP_N_AVG, 0] == 8
+    np.testing.assert_allclose(state[2][:, 0] / 8, state[0][:, 0], atol=1.0)  # sums, not junk
+
+
+@pytest.mark.parametrize("biased", [False, True])
+def test_joint_sbp_equals_separate_problems_on_the_same_draws(biased):
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
+    draws = np.random.default_rng(5).random((40, 3, 8 if biased else 4))
+    _, _, joint = _sbp_run(X, Y, 0.05, draws, biased)
+    for c in range(3):
+        _, _, alone = _sbp_run(X, Y[:, [c]].copy(), 0.05, np.ascontiguousarray(draws[:, [c]]),
+                               biased)
+        for got, want in zip(joint[:4], alone[:4]):
+            np.testing.assert_allclose(got[:, c], want[:, 0], rtol=0,
+                                       atol=1e-10 * max(1.0, np.abs(want).max()))
+
+
+def test_sbp_from_C_estimates_nu_per_problem():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    model = SBPClassifier(C=10.0, n_iter=100, random_state=0).fit(X, y)
+    assert model.nu_.shape == (3,) and model.nu_[0] == 0.0 and np.all(model.nu_[1:] > 0)  # setosa: separable
+    assert model.score(X, y) > 0.9
+    again = SBPClassifier(nu=model.nu_, n_iter=100, random_state=0).fit(X, y)  # one per problem
+    assert again.score(X, y) > 0.9 and again.n_kernel_evals_ < model.n_kernel_evals_
+    with pytest.raises(ValueError, match=r"Give either nu or C, not both"):
+        SBPClassifier(nu=0.1, C=1.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"nu must be a finite float >= 0 or one per one-vs-rest "
+                                         r"problem \(3 here\)"):
+        SBPClassifier(nu=[0.1, 0.2]).fit(X, y)
 
 
 @pytest.mark.parametrize(
@@ -360,27 +397,9 @@ def test_ijcnn1_sample_within_a_point_of_svc():
     assert sbp.score(Xt, yt) >= svc - 0.01
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, cache_size=c, random_state=0),
-        lambda c: SBPClassifier(0.01, gamma=1.0, n_iter=800, fit_intercept=True, cache_size=c,
-                                random_state=0),
-    ],
-    ids=["sbp", "sbp-biased"],
-)
-def test_column_cache_saves_evaluations_not_accuracy(make):
-    from sklearn.datasets import make_moons
-
-    X, y = make_moons(400, noise=0.2, random_state=0)
-    none, tiny, full = (make(c).fit(X, y) for c in (0.0, 0.05, 200.0))
-    assert np.array_equal(none.dual_coef_, tiny.dual_coef_)
-    assert np.array_equal(none.dual_coef_, full.dual_coef_)
-    assert full.n_kernel_evals_ < tiny.n_kernel_evals_ <= none.n_kernel_evals_
-
-
 @pytest.mark.parametrize("est", [KernelPegasosClassifier(n_epochs=1, random_state=0),
-                                 KernelPerceptron(random_state=0)])
+                                 KernelPerceptron(random_state=0),
+                                 SBPClassifier(n_iter=20, random_state=0)])
 def test_cache_size_of_the_blocked_solvers_is_deprecated(est):
     X, y = make_binary(n=60, d=3, seed=42)
     plain = est.fit(X, y).dual_coef_
@@ -389,21 +408,11 @@ def test_cache_size_of_the_blocked_solvers_is_deprecated(est):
     np.testing.assert_array_equal(est.dual_coef_, plain)
 
 
-def test_a_cache_that_cannot_fit_is_refused(monkeypatch):
-    import pegasos.kernel as kernel_module
-
-    monkeypatch.setattr(kernel_module, "_available_memory", lambda: 10_000)
-    X, y = make_binary(n=100, d=3, seed=39)
-    with pytest.raises(ValueError, match=r"cache_size=200.0 MB asks for 100 kernel columns .* lower cache_size"):
-        SBPClassifier(random_state=0).fit(X, y)
-    SBPClassifier(cache_size=0, n_iter=50, random_state=0).fit(X, y)  # no cache, no check
-
-
 @pytest.mark.parametrize("make", [
     lambda cb: KernelPegasosClassifier(n_epochs=2, random_state=0, callback=cb),
     lambda cb: SBPClassifier(0.1, n_iter=100, random_state=0, callback=cb),
     lambda cb: SBPClassifier(0.1, n_iter=100, fit_intercept=True, random_state=0, callback=cb),
-    lambda cb: KernelPerceptron(random_state=0, callback=cb),
+    lambda cb: KernelPerceptron(n_epochs=3, batch_size=4, random_state=0, callback=cb),
 ], ids=["kpeg", "sbp", "sbp-bias", "perceptron"])
 def test_callback_reports_the_model_without_changing_the_fit(make):
     from .conftest import make_binary

@@ -93,9 +93,11 @@ def _train_parser(sub):
     p.add_argument("-r", "--coef0", type=float, default=0.0)
     p.add_argument("-d", "--degree", type=int, default=3)
     p.add_argument("-m", "--cache-size", type=float, default=200.0, metavar="MB",
-                   help="kernel column cache of the kernel solvers, in MB (default 200)")
+                   help="accepted for LIBSVM's habit; no effect (the kernel solvers compute "
+                        "columns a mini-batch at a time)")
     p.add_argument("-n", "--nu", type=float, default=None,
-                   help="SBP's slack budget nu (default: derived from C with pegasos.nu_for)")
+                   help="SBP's slack budget nu (default: estimated from C by one pass of kernel "
+                        "Pegasos)")
     reg = p.add_mutually_exclusive_group()
     reg.add_argument("-c", "--cost", type=float, metavar="C",
                      help="LIBLINEAR's C: lambda = 1 / (C * n) (default: C = 1)")
@@ -200,10 +202,9 @@ def _kernel_estimator(args, parser, n, lam, average, class_weight):
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
 
     kw = _kernel_params(args, parser)
-    if args.solver != "sbp":  # the blocked engine of these two has no column cache
-        if kw.pop("cache_size") != 200.0:
-            print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
-                  "are computed a mini-batch at a time, not cached)", file=sys.stderr)
+    if kw.pop("cache_size") != 200.0:  # the blocked engine has no column cache
+        print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
+              "are computed a mini-batch at a time, not cached)", file=sys.stderr)
     if args.solver == "kernel-pegasos":
         return KernelPegasosClassifier(
             lam=lam, n_iter=args.iter, n_epochs=args.epochs, **_given(batch_size=args.batch_size),
@@ -212,23 +213,28 @@ def _kernel_estimator(args, parser, n, lam, average, class_weight):
             fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
             class_weight=class_weight, random_state=args.seed, **kw,
         )
+    if args.solver == "perceptron":
+        est = KernelPerceptron(
+            sampling=args.sampling or "permutation", average=average is not False,
+            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
+            class_weight=class_weight, random_state=args.seed,
+            **_given(batch_size=args.batch_size), **kw,
+        )
+        if args.iter:  # iterations of batch_size examples, as passes
+            return est.set_params(n_epochs=args.iter * min(est.batch_size, n) / n)
+        return est.set_params(n_epochs=args.epochs or 1.0)
     if class_weight is not None:
         parser.error(f"-w/--balanced are not available with -s {args.solver}")
-    if args.solver == "perceptron":
-        epochs = args.epochs if args.epochs else (args.iter / n if args.iter else 1.0)
-        return KernelPerceptron(
-            n_epochs=epochs, sampling=args.sampling or "permutation",
-            average=average is not False,
-            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
-            random_state=args.seed, **kw,
-        )
     if args.nu is not None and not args.nu >= 0:
         parser.error(f"-n must be >= 0; got {args.nu}")
-    n_iter = args.iter or (math.ceil(args.epochs * n) if args.epochs else None)
-    return SBPClassifier(
-        nu=args.nu if args.nu is not None else 0.1, n_iter=n_iter, average=average is not False,
-        fit_intercept=args.unregularized_bias, random_state=args.seed, **kw,
+    est = SBPClassifier(
+        nu=args.nu, C=None if args.nu is not None else 1.0 / (lam * n),
+        average=average is not False, fit_intercept=args.unregularized_bias,
+        random_state=args.seed, **_given(batch_size=args.batch_size), **kw,
     )
+    if args.epochs:  # passes: one draw per example and problem
+        return est.set_params(n_iter=max(1, math.ceil(args.epochs * n / min(est.batch_size, n))))
+    return est.set_params(n_iter=args.iter)
 
 
 def _estimator(args, parser, n):
@@ -309,11 +315,17 @@ def _save(est, path):
         raise _Failure(f"cannot write the model {path}: {_reason(exc)}") from exc
 
 
+def _available_memory():
+    """Bytes of memory available now (Linux), or None when it cannot be told."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def _check_weights_fit(X, n_classes, path):
     """Refuse data whose weight vectors cannot fit in memory; note very sparse index ranges."""
     import numpy as np
-
-    from .kernel import _available_memory
 
     d = X.shape[1]
     n_problems = 1 if n_classes == 2 else n_classes
@@ -408,10 +420,6 @@ def _train(args, parser):
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
-    if args.solver == "sbp" and args.nu is None:
-        from .kernel import nu_for
-
-        est.set_params(nu=_nu_from_c(nu_for, args, X, y, est))
     if args.cv is not None:
         return _cross_validate(args, parser, est, X, y)
     X_test = y_test = None
@@ -474,19 +482,6 @@ def _train(args, parser):
     return 0
 
 
-def _nu_from_c(nu_for, args, X, y, est):
-    """SBP's nu from the C (or lambda) given, via a kernel Pegasos fit (binary data)."""
-    import numpy as np
-
-    classes = np.unique(y)
-    target = y if len(classes) == 2 else np.where(y == classes[0], 1.0, -1.0)
-    return nu_for(
-        X, target, C=None if args.lam else (args.cost or 1.0), lam=args.lam,
-        kernel=est.kernel, gamma=est.gamma, coef0=est.coef0, degree=est.degree,
-        random_state=args.seed,
-    )
-
-
 class _KernelTrace:
     """A kernel estimator's callback: each problem's test error, kernel evaluations, time."""
 
@@ -533,8 +528,8 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     }
     if est.kernel != "linear":  # the linear kernel has no gamma
         summary["gamma"] = est.gamma_
-    if args.solver == "sbp":
-        summary["nu"] = est.nu
+    if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
+        summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
     if X_test is not None:
         summary["test_accuracy"] = float(est.score(X_test, y_test))
     if trace is not None:
@@ -553,6 +548,13 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     return 0
 
 
+def _numbers(value):
+    """A number, or a list of them, with 6 significant digits."""
+    if isinstance(value, list):
+        return "[" + ", ".join(f"{v:.6g}" for v in value) + "]"
+    return f"{value:.6g}"
+
+
 def _kernel_summary_text(summary):
     """Human-readable lines of a kernel training summary."""
     lines = [
@@ -560,7 +562,7 @@ def _kernel_summary_text(summary):
         f"classes {', '.join(summary['classes'])}",
         f"{summary['solver']} with the {summary['kernel']} kernel"
         + (f" (gamma = {summary['gamma']:.6g})" if "gamma" in summary else "")
-        + (f", nu = {summary['nu']:.6g}" if "nu" in summary else "")
+        + (f", nu = {_numbers(summary['nu'])}" if "nu" in summary else "")
         + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
         f"evaluations, {summary['support_vectors']} support vectors, {summary['seconds']:.3f} s",
         f"training accuracy = {100 * summary['training_accuracy']:.4f}%",

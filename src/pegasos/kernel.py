@@ -24,7 +24,6 @@ support vectors.
 """
 
 import math
-import os
 import time
 import warnings
 from numbers import Integral, Real
@@ -148,25 +147,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         )
         return rows, sqnorm, diag, seeds
 
-    def _column_cache(self, n):
-        """The LRU cache of kernel columns, ``cache_size`` MB at most (none if 0)."""
-        slots = min(n, int(self.cache_size * 2**20 // (8 * max(n, 1))))
-        need = slots * n * 8
-        available = _available_memory()
-        if available is not None and need > available:
-            raise ValueError(
-                f"cache_size={self.cache_size} MB asks for {slots} kernel columns of {n} "
-                f"values ({need / 2**20:.0f} MB), but only {available / 2**20:.0f} MB of memory "
-                "is available; lower cache_size (0 disables the cache)."
-            )
-        return (
-            np.empty((slots, n)),
-            np.full(n, -1, dtype=np.int64),
-            np.full(slots, -1, dtype=np.int64),
-            np.zeros(slots, dtype=np.int64),
-            np.zeros(1, dtype=np.int64),
-        )
-
     def _report(self, problem, t, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
         self.callback({
@@ -233,13 +213,78 @@ def _response_output(a, u, scal):
     return out
 
 
-#: Memory for the kernel block of one step (n x columns float64 values).
+#: Memory for the dense copy of a step's block of rows (columns x features float64).
 BLOCK_BYTES = 128 * 2**20
 
 
-def block_columns(n):
-    """How many kernel columns of n values fit in :data:`BLOCK_BYTES` (at least one)."""
-    return max(1, BLOCK_BYTES // (8 * max(n, 1)))
+def block_columns(n_features):
+    """How many rows of ``n_features`` values fit densely in :data:`BLOCK_BYTES` (at least 1)."""
+    return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
+
+
+def _run_responses(rows, data, kern, plan, T, stream, report=None):
+    """T iterations of :func:`.kernel_solvers.kernel_pegasos_blocks` from w = 0.
+
+    ``data``, ``kern`` and ``plan`` as that function takes them; ``stream``
+    gives the draws; ``report(t, evals, seconds, a, u, scal)`` is called about
+    :data:`_REPORTS` times when given.  Returns (a, g, u, scal, evals).
+    """
+    n, n_problems = data[2].shape
+    k = plan[0]
+    a, g, u = (np.zeros((n, n_problems)) for _ in range(3))
+    scal = np.zeros((_ks.N_SCALARS, n_problems))
+    scal[_ks.S] = 1.0
+    chunk = max(1, (1 << 16) // k)  # iterations per compiled call
+    if report is not None:
+        chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
+    t, done, seconds, evals = 1, 0, 0.0, 0
+    while done < T:
+        steps = min(chunk, T - done)
+        tic = time.perf_counter()
+        with one_blas_thread():
+            t, e = _ks.kernel_pegasos_blocks(rows.kernel, rows.n_features, data, kern, plan,
+                                             (a, g, u, scal), stream.take(steps * k), t)
+        seconds += time.perf_counter() - tic
+        evals += e
+        done += steps
+        if report is not None:
+            report(t, evals, seconds, a, u, scal)
+    return a, g, u, scal, evals
+
+
+def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed):
+    """Each problem's SBP nu for ``est.C``: one pass of kernel Pegasos (no intercept).
+
+    nu = L / ||w|| (section 2.2 of the notes) for its last iterate w: the mean
+    hinge loss L from the responses and ||w||^2 from the solver's state, so the
+    estimate costs the pass's kernel evaluations and nothing more.  Returns
+    (nu per problem, kernel evaluations).
+    """
+    n = rows.n_rows
+    lam = 1.0 / (est.C * n)
+    k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
+    plan = (k, lam, 1.0 / lam, _ks.PEGASOS, np.iinfo(np.int64).max,
+            block_columns(rows.n_features))
+    _, g, _, scal, evals = _run_responses(
+        rows, (sqnorm, diag, Y, np.ones(n)), (*est._kargs, 0.0), plan, max(1, math.ceil(n / k)),
+        IndexStream("permutation", n, np.random.default_rng(seed)),
+    )
+    hinge = np.maximum(0.0, 1.0 - Y * (scal[_ks.S] * g)).mean(axis=0)
+    norm = np.sqrt(np.maximum(scal[_ks.W2], 0.0))
+    nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)
+    if not np.all(np.isfinite(nu)):
+        raise ValueError("Floating-point overflow while estimating nu from C. Scale the input.")
+    return nu, evals
+
+
+def _warn_cache_size(est):
+    if est.cache_size != 200.0:
+        warnings.warn(
+            f"cache_size has no effect on {type(est).__name__}: its blocked engine computes "
+            "the kernel columns of a whole mini-batch at once instead of caching single "
+            "columns. The parameter will be removed in pegasos 0.3.",
+            FutureWarning,
+        )
 
 
 class _ResponseSolver(_KernelClassifier):
@@ -249,13 +294,7 @@ class _ResponseSolver(_KernelClassifier):
 
     def _fit(self, X, y, sample_weight):
         X, y = self._validate_xy(X, y, reset=True)
-        if self.cache_size != 200.0:
-            warnings.warn(
-                f"cache_size has no effect on {type(self).__name__}: its blocked engine computes "
-                "the kernel columns of a whole mini-batch at once instead of caching single "
-                "columns. The parameter will be removed in pegasos 0.3.",
-                FutureWarning,
-            )
+        _warn_cache_size(self)
         rows, sqnorm, diag, seeds = self._setup(X, y)
         n = rows.n_rows
         sw = loss_weights(X, y, sample_weight, getattr(self, "class_weight", None), self.classes_)
@@ -270,33 +309,18 @@ class _ResponseSolver(_KernelClassifier):
             else (1 if suffix == 1.0 else T - max(1, math.ceil(suffix * T)) + 1)
         )
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
-        n_problems = Y.shape[1]
-        a, g, u = (np.zeros((n, n_problems)) for _ in range(3))
-        scal = np.zeros((_ks.N_SCALARS, n_problems))
-        scal[_ks.S] = 1.0
-        data = (sqnorm, diag + bias2, Y, sw)
-        kern = (*self._kargs, bias2)
-        plan = (k, lam, radius2, self._mode, avg_start, block_columns(n))
-        stream = IndexStream(self.sampling, n, np.random.default_rng(seeds[0]))
-        chunk = max(1, (1 << 16) // k)  # iterations per compiled call
-        if self.callback is not None:  # about 20 reports
-            chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
-        t, done, seconds, evals = 1, 0, 0.0, 0
-        while done < T:
-            steps = min(chunk, T - done)
-            tic = time.perf_counter()
-            with one_blas_thread():
-                t, e = _ks.kernel_pegasos_blocks(
-                    rows.kernel, rows.n_features, data, kern, plan, (a, g, u, scal),
-                    stream.take(steps * k), t,
-                )
-            seconds += time.perf_counter() - tic
-            evals += e
-            done += steps
-            if self.callback is not None:
+        report = None
+        if self.callback is not None:
+            def report(t, evals, seconds, a, u, scal):
                 coef = _response_output(a, u, scal)
-                for c in range(n_problems):
+                for c in range(Y.shape[1]):
                     self._report(c, t - 1, evals, seconds, coef[:, c], bias2 * coef[:, c].sum())
+
+        a, _, u, scal, evals = _run_responses(
+            rows, (sqnorm, diag + bias2, Y, sw), (*self._kargs, bias2),
+            (k, lam, radius2, self._mode, avg_start, block_columns(rows.n_features)), T,
+            IndexStream(self.sampling, n, np.random.default_rng(seeds[0])), report,
+        )
         coef = _response_output(a, u, scal)
         if not np.all(np.isfinite(coef)):
             raise ValueError(
@@ -464,6 +488,10 @@ class KernelPerceptron(_ResponseSolver):
     kernel, gamma, coef0, degree : as :class:`KernelPegasosClassifier`
     n_epochs : float > 0, default=1.0
         Passes over the data.
+    batch_size : int >= 1, default=16
+        Examples judged per iteration with the same iterate; the mistakes of a
+        batch, over every one-vs-rest problem, cost one block of kernel
+        columns (1 is the classic Perceptron).
     sampling : {"permutation", "uniform", "cyclic"}, default="permutation"
     average : bool, default=True
         The averaged Perceptron (the average of all iterates), or the last
@@ -473,6 +501,8 @@ class KernelPerceptron(_ResponseSolver):
     fit_intercept : bool, default=True
         Adds ``intercept_scaling**2`` to the kernel.
     intercept_scaling : float > 0, default=1.0
+    class_weight : dict or "balanced", default=None
+        Multiplies ``sample_weight``, as in :class:`sklearn.svm.SVC`.
     cache_size : float >= 0, default=200.0
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
@@ -499,18 +529,22 @@ class KernelPerceptron(_ResponseSolver):
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         "n_epochs": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
         "sampling": [StrOptions(set(SAMPLING_MODES))],
         "average": ["boolean"],
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def __init__(
         self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
-        sampling="permutation", average=True, fit_intercept=True, intercept_scaling=1.0,
-        cache_size=200.0, random_state=None,
+        batch_size=16, sampling="permutation", average=True, fit_intercept=True,
+        intercept_scaling=1.0, class_weight=None, cache_size=200.0, random_state=None,
         probability=False, callback=None,
     ):
+        self.batch_size = batch_size
+        self.class_weight = class_weight
         self.probability = probability
         self.callback = callback
         self.cache_size = cache_size
@@ -526,18 +560,22 @@ class KernelPerceptron(_ResponseSolver):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Run ``n_epochs`` Perceptron passes per one-vs-rest problem."""
-        return self._fit(X, y, None)
+    def fit(self, X, y, sample_weight=None):
+        """Run ``n_epochs`` Perceptron passes, every one-vs-rest problem at once.
+
+        A mistake on example i adds s_i y_i phi(x_i), with s_i its
+        ``sample_weight`` times its ``class_weight``.
+        """
+        return self._fit(X, y, sample_weight)
 
     def _lam(self, n):
         return 1.0  # unused in Perceptron mode
 
     def _budget(self, n):
-        return max(1, math.ceil(self.n_epochs * n))
+        return max(1, math.ceil(self.n_epochs * n / batch_for(self.batch_size, n)))
 
     def _batch_size(self):
-        return 1
+        return self.batch_size
 
     def _projection(self):
         return False
@@ -555,13 +593,15 @@ class SBPClassifier(_KernelClassifier):
     the inner problem is water filling: the lowest responses are raised to a
     common level :math:`\kappa` with :math:`\sum_i \max(0, \kappa - c_i) =
     n\nu`; the minimax-optimal distribution is uniform over the responses at
-    or below it.  Each iteration samples one of those, takes the step
-    :math:`1/(R\sqrt t)` (:math:`R^2 = \max_i K(x_i, x_i)`), updates every
-    response with one kernel column, projects onto the unit ball through the
-    maintained :math:`\|w\|^2`, and finds the new level by selection in
-    expected O(n) (quickselect; sorting the responses was 15x slower at
-    n = 10,000).  The model returned is the averaged iterate rescaled so that
-    its water-level margin is 1 -- the usual hinge-loss form.
+    or below it.  Each iteration finds the level by selection in expected
+    O(n) (quickselect; sorting the responses was 15x slower at n = 10,000),
+    draws ``batch_size`` examples from that distribution, takes the step
+    :math:`1/(R\sqrt t)` (:math:`R^2 = \max_i K(x_i, x_i)`) along the
+    average of their :math:`y_i\phi(x_i)`, updates every response with one
+    block of kernel columns (shared by every one-vs-rest problem), and
+    projects onto the unit ball through the maintained :math:`\|w\|^2`.
+    The model returned is the averaged iterate rescaled so that its
+    water-level margin is 1 -- the usual hinge-loss form.
 
     ``nu = 0`` is the Batch Perceptron (hard margin: the level is the smallest
     response).  ``nu`` is not LIBSVM's nu: it is the average slack in margin
@@ -572,19 +612,29 @@ class SBPClassifier(_KernelClassifier):
 
     Parameters
     ----------
-    nu : float >= 0, default=0.1
+    nu : float >= 0 or array of one per one-vs-rest problem, default=None
+        The average slack; default 0.1 (unless ``C`` is given).
+    C : float > 0, default=None
+        SVC's C instead of nu: nu is estimated per problem from one pass of
+        :class:`KernelPegasosClassifier` (no intercept, lambda = 1/(C n),
+        its last iterate: the mean hinge loss over ||w||, both read from its
+        state), stored in ``nu_``; the pass's kernel evaluations are
+        included in ``n_kernel_evals_``.
     kernel, gamma, coef0, degree : as :class:`sklearn.svm.SVC`
     n_iter : int >= 1, default=None
-        Iterations (kernel columns); default: the number of samples.
+        Iterations; default: ceil(n / batch_size), one draw per sample.
+    batch_size : int >= 1, default=16
+        Draws per iteration and problem (two per class with an intercept).
     average : bool, default=True
         Return the average of all iterates (the algorithm's output), or the
         last one.
     fit_intercept : bool, default=False
         The biased variant: an unregularised intercept, two water levels (one
         per class, with as many points of each class at or below its level),
-        one positive and one negative sample per step (two kernel columns).
+        ``batch_size`` positive and ``batch_size`` negative draws per step.
     cache_size : float >= 0, default=200.0
-        MB of kernel columns kept (least recently used out; 0: none).
+        Deprecated, no effect (a warning when set): the blocked engine
+        computes the columns of a whole mini-batch at once.  Removed in 0.3.
     random_state : int, RandomState instance or None, default=None
     probability : bool, default=False
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
@@ -606,81 +656,102 @@ class SBPClassifier(_KernelClassifier):
         The water level of the averaged (unit-ball) iterate, per problem.  When
         it is not positive (too few iterations for the budget nu), a
         ConvergenceWarning is raised and the iterate is returned unscaled.
+    nu_ : ndarray
+        The nu of each problem (given, or estimated from ``C``).
     n_iter_ : int
     n_kernel_evals_ : int
     """
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "nu": [Interval(Real, 0, None, closed="left")],
+        "nu": [Interval(Real, 0, None, closed="left"), "array-like", None],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
         "average": ["boolean"],
         "fit_intercept": ["boolean"],
     }
 
     def __init__(
-        self, nu=0.1, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
-        average=True, fit_intercept=False, cache_size=200.0, random_state=None,
+        self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
+        batch_size=16, average=True, fit_intercept=False, cache_size=200.0, random_state=None,
         probability=False, callback=None,
     ):
         self.probability = probability
         self.callback = callback
         self.cache_size = cache_size
         self.nu = nu
+        self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.coef0 = coef0
         self.degree = degree
         self.n_iter = n_iter
+        self.batch_size = batch_size
         self.average = average
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit by ``n_iter`` SBP iterations per one-vs-rest problem."""
+        """Fit by ``n_iter`` mini-batch SBP iterations, every one-vs-rest problem at once."""
+        if self.nu is not None and self.C is not None:
+            raise ValueError("Give either nu or C, not both.")
         X, y = self._validate_xy(X, y, reset=True)
+        _warn_cache_size(self)
         rows, sqnorm, diag, seeds = self._setup(X, y)
         n = rows.n_rows
-        T = self.n_iter if self.n_iter is not None else n
+        Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
+        n_problems = Y.shape[1]
+        if self.fit_intercept and np.any(np.all(Y > 0, axis=0) | np.all(Y < 0, axis=0)):
+            raise ValueError("the biased SBP needs both classes in every problem")
+        evals = 0
+        if self.C is not None:
+            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, seeds[0])
+        else:
+            nu = self._nu_array(n_problems)
+        self.nu_ = nu
+        k = batch_for(self.batch_size, n)
+        T = self.n_iter if self.n_iter is not None else max(1, math.ceil(n / k))
         radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
-        budget = n * float(self.nu)
-        avg_start = 1 if self.average else np.iinfo(np.int64).max
-        coefs, intercepts, margins, evals = [], [], [], 0
-        for c, target in enumerate(self._binary_targets(y)):
-            if self.fit_intercept and (np.all(target > 0) or np.all(target < 0)):
-                raise ValueError("the biased SBP needs both classes in every problem")
-            rng = np.random.default_rng(seeds[c])
-            a, r, a_sum, r_sum, col = (np.zeros(n) for _ in range(5))
-            draws = rng.random(2 * T if self.fit_intercept else T)
-            per_step = 2 if self.fit_intercept else 1
-            scal = np.zeros(4 if self.fit_intercept else 3)
-            if not self.fit_intercept:
-                scal[1] = float(self.nu)  # the level of all-zero responses
-            steps = _ks.sbp_biased_steps if self.fit_intercept else _ks.sbp_steps
-            avg = 3 if self.fit_intercept else 2  # where scal keeps the number of iterates
-            chunk = T if self.callback is None else max(1, math.ceil(T / _REPORTS))
-            cache, scratch = self._column_cache(n), np.zeros(n)
-            t, seconds, start_evals = 1, 0.0, evals
-            for start in range(0, T, chunk):
-                part = draws[per_step * start: per_step * min(T, start + chunk)]
-                tic = time.perf_counter()
-                t, e = steps(
-                    rows.kernel, rows.n_features, target, sqnorm, diag, part, t, radius, budget,
-                    *self._kargs, avg_start, a, r, a_sum, r_sum, scal, col, scratch, cache,
-                )
-                seconds += time.perf_counter() - tic
-                evals += e
-                if self.callback is not None:
-                    coef, b, _, _ = self._sbp_output(target, a, r, a_sum, r_sum, scal[avg], budget)
-                    self._report(c, t - 1, evals - start_evals, seconds, coef, b)
-            coef, b, kappa, scale = self._sbp_output(target, a, r, a_sum, r_sum, scal[avg], budget)
+        plan = (radius, self.fit_intercept, 1 if self.average else np.iinfo(np.int64).max,
+                block_columns(rows.n_features))
+        a, r, a_sum, r_sum = (np.zeros((n, n_problems)) for _ in range(4))
+        scal = np.zeros((_ks.SBP_SCALARS, n_problems))
+        rng = np.random.default_rng(seeds[0])
+        per = 2 * k if self.fit_intercept else k
+        chunk = max(1, (1 << 16) // (per * n_problems))
+        if self.callback is not None:
+            chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
+        t, done, seconds = 1, 0, 0.0
+        data = (sqnorm, Y, n * nu)
+        while done < T:
+            steps = min(chunk, T - done)
+            draws = rng.random((steps, n_problems, per))
+            tic = time.perf_counter()
+            with one_blas_thread():
+                t, e = _ks.sbp_blocks(rows.kernel, rows.n_features, data, self._kargs, plan,
+                                      (a, r, a_sum, r_sum, scal), draws, t)
+            seconds += time.perf_counter() - tic
+            evals += e
+            done += steps
+            if self.callback is not None:
+                for c in range(n_problems):
+                    coef, b, _, _ = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
+                                                     r_sum[:, c], scal[_ks.SBP_N_AVG, c],
+                                                     n * nu[c])
+                    self._report(c, t - 1, evals, seconds, coef, b)
+        coefs, intercepts, margins = [], [], []
+        for c in range(n_problems):
+            coef, b, kappa, scale = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
+                                                     r_sum[:, c], scal[_ks.SBP_N_AVG, c],
+                                                     n * nu[c])
             if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
-                    f"({kappa / scale:.3g}) for nu={self.nu} after {T} iterations, so it cannot be "
-                    "rescaled to margin 1 and is returned as it is (normalised by its number "
-                    "of iterates); increase n_iter or nu.",
+                    f"({kappa / scale:.3g}) for nu={nu[c]:.4g} after {T} iterations, so it "
+                    "cannot be rescaled to margin 1 and is returned as it is (normalised by its "
+                    "number of iterates); increase n_iter or nu.",
                     ConvergenceWarning,
                 )
             if not (np.all(np.isfinite(coef)) and np.isfinite(b)):
@@ -695,6 +766,17 @@ class SBPClassifier(_KernelClassifier):
         self.n_kernel_evals_ = int(evals)
         self.n_iter_ = int(T)
         return self._fit_probability(X, y)
+
+    def _nu_array(self, n_problems):
+        nu = np.broadcast_to(np.asarray(0.1 if self.nu is None else self.nu, dtype=np.float64),
+                             (n_problems,)) if np.ndim(self.nu) == 0 else np.asarray(
+                                 self.nu, dtype=np.float64)
+        if nu.shape != (n_problems,) or not np.all(nu >= 0) or not np.all(np.isfinite(nu)):
+            raise ValueError(
+                f"nu must be a finite float >= 0 or one per one-vs-rest problem ({n_problems} "
+                f"here); got {self.nu!r}."
+            )
+        return np.array(nu)
 
     def _sbp_output(self, target, a, r, a_sum, r_sum, n_avg, budget):
         """(coef, intercept, kappa, scale) of the output model: the average (or the last
@@ -713,29 +795,40 @@ class SBPClassifier(_KernelClassifier):
 
 
 def nu_from_svm(model, X, y):
-    """The SBP's ``nu`` that matches a fitted binary SVM: L / ||w||.
+    """The SBP's ``nu`` that matches a fitted SVM: L / ||w||, one per one-vs-rest problem.
 
-    ``model`` is a binary estimator of this module (or any with ``support_``,
-    ``dual_coef_``, ``intercept_`` and ``decision_function``) fitted on
-    ``(X, y)``.  L is its average hinge loss on ``(X, y)`` and ||w|| the RKHS
-    norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
-    evaluations).  See section 2.2 of the project's notes: on the SVM's
-    Pareto front the SBP optimum is ``w / ||w||`` with margin ``1 / ||w||``.
+    ``model`` is an estimator of this module (or any with ``support_``,
+    ``dual_coef_``, ``intercept_``, ``classes_`` and ``decision_function``)
+    fitted on ``(X, y)``.  L is its average hinge loss on ``(X, y)`` and ||w||
+    the RKHS norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
+    evaluations).  On the SVM's Pareto front the SBP optimum is
+    ``w / ||w||`` with margin ``1 / ||w||``.  Returns a float for two classes,
+    else an array with one value per class (its problem against the rest).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from pegasos import KernelPegasosClassifier, nu_from_svm
+    >>> X, y = load_iris(return_X_y=True)
+    >>> svm = KernelPegasosClassifier(C=10, fit_intercept=False, random_state=0).fit(X, y)
+    >>> nu_from_svm(svm, X, y).shape
+    (3,)
     """
     check_sparse_structure(X)
     X, y = validate_data(model, X, y, accept_sparse="csr", dtype=np.float64, reset=False)
-    target = np.where(y == model.classes_[1], 1.0, -1.0)
-    hinge = np.maximum(0.0, 1.0 - target * model.decision_function(X)).mean()
-    sv = model.support_vectors_ if model.kernel != "precomputed" else None
-    coef = np.ascontiguousarray(model.dual_coef_[:1])
-    if sv is None:
+    targets = np.column_stack(binary_targets(model.classes_, y))
+    scores = model.decision_function(X).reshape(len(y), -1)
+    hinge = np.maximum(0.0, 1.0 - targets * scores).mean(axis=0)
+    coef = np.ascontiguousarray(model.dual_coef_)
+    if model.kernel == "precomputed":
         gram = X[np.ix_(model.support_, model.support_)]
-        w2 = float(coef[0] @ gram @ coef[0])
+        w2 = np.einsum("cs,st,ct->c", coef, gram, coef)
     else:
-        rows = as_rows(sv)
-        f = _decision_values(rows, rows, coef, model._kargs)
-        w2 = float(coef[0] @ f[:, 0])
-    return float(hinge / math.sqrt(w2)) if w2 > 0 else float("inf")
+        rows = as_rows(model.support_vectors_)
+        f = _decision_values(rows, rows, coef, model._kargs)  # (n_SV, n_problems)
+        w2 = np.einsum("cs,sc->c", coef, f)
+    nu = np.where(w2 > 0, hinge / np.sqrt(np.where(w2 > 0, w2, 1.0)), np.inf)
+    return float(nu[0]) if len(nu) == 1 else nu
 
 
 def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
@@ -743,9 +836,19 @@ def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, de
     """``nu`` for the SBP from the ``C`` (or lambda) you know.
 
     Trains a :class:`KernelPegasosClassifier` without intercept for that C
-    and kernel on (X, y) -- binary labels -- and returns :func:`nu_from_svm`
-    of it.  This costs about one kernel Pegasos fit; the SBP then solves the
-    same SVM in its own parameterisation.
+    and kernel on (X, y) and returns :func:`nu_from_svm` of it: a float for
+    two classes, one value per class otherwise (``SBPClassifier`` takes
+    either).  This costs about one kernel Pegasos fit of ``n_epochs`` passes;
+    ``SBPClassifier(C=...)`` estimates nu itself from one pass.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from pegasos import SBPClassifier, nu_for
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = X / X.max(axis=0)
+    >>> nu = nu_for(X, y, C=10)
+    >>> model = SBPClassifier(nu, random_state=0).fit(X, y)
     """
     model = KernelPegasosClassifier(
         lam=lam, C=C if lam is None else None, kernel=kernel, gamma=gamma, coef0=coef0,
@@ -773,11 +876,3 @@ def one_blas_thread():
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
-
-
-def _available_memory():
-    """Bytes of memory available now (Linux), or None when it cannot be told."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None

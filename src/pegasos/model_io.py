@@ -189,7 +189,7 @@ _SCHEMA = {
          "n_iter_": Integral},
     ),
     "SBPClassifier": (
-        _KERNEL_ARRAYS | {"margin_"},
+        _KERNEL_ARRAYS | {"margin_", "nu_"},
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
          "n_iter_": Integral},
     ),
@@ -409,6 +409,8 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
     if "margin_" in arrays:
         shaped("margin_", (n_problems,))
+    if "nu_" in arrays:
+        shaped("nu_", (n_problems,))
     sv = arrays["support_vectors_"]
     expected = (0, 0) if kernel == "precomputed" else (n_sv, d)
     refuse.check(sv.shape == expected,

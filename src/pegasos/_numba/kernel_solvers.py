@@ -1,13 +1,16 @@
-"""Kernel solvers: kernelized Pegasos, the kernel Perceptron, and the Kernelized
-Stochastic Batch Perceptron (Cotter, Shalev-Shwartz & Srebro, ICML 2012).
+"""Kernel solvers: mini-batch kernelized Pegasos, the kernel Perceptron, and the
+mini-batch Kernelized Stochastic Batch Perceptron (Cotter, Shalev-Shwartz &
+Srebro, ICML 2012), every one-vs-rest problem trained at once.
 
-All three keep the *responses* of every training point up to date, so that a
-margin costs O(1) and a change of the model costs one kernel column (n kernel
-evaluations, :func:`.kernels.kernel_column`).  The model is
-``w = s * sum_l a_l phi(x_l)`` with signed coefficients ``a`` (the label is
-inside) and a global scale ``s``; the responses are ``g_j = sum_l a_l K(x_l,
-x_j)``, so ``<w, phi(x_j)> = s * g_j``.  Kernel evaluations are counted and
-returned.
+All three keep the *responses* of every training point up to date for every
+problem, so that a margin costs O(1).  A step changes the model at the
+examples drawn (or violating) in any problem; their kernel columns are
+computed together, one pass over the data for the whole block
+(:func:`.blocks.add_block`), and update every problem's responses.  The model
+of problem c is ``w_c = s_c * sum_l a[l, c] phi(x_l)`` with signed
+coefficients (the label is inside) and a scale ``s_c`` (1 for the SBP); the
+responses are ``g[j, c] = sum_l a[l, c] K(x_l, x_j)``, so ``<w_c, phi(x_j)> =
+s_c * g[j, c]``.  Kernel evaluations are counted and returned.
 """
 
 import math
@@ -16,7 +19,6 @@ import numpy as np
 
 from ._jit import njit
 from .blocks import add_block, pair_block
-from .kernels import cached_column
 
 PEGASOS = 0
 PERCEPTRON = 1
@@ -28,6 +30,11 @@ BETA = 2  # lazy average: sum of averaged iterates' coefficients = u + beta * a
 N_AVG = 3
 N_FOLD = 4
 N_SCALARS = 5
+
+# rows of the scalar state of sbp_blocks
+SBP_W2 = 0  # ||w||^2
+SBP_N_AVG = 1  # iterates summed into the average
+SBP_SCALARS = 2
 
 MIN_SCALE = 1e-9
 FOLD_RATIO = 4.0
@@ -62,7 +69,7 @@ def _violators(batch, Y, G, scal, mode, slot, members, coef_w, step_size, sw):
                     members[count] = i
                     coef_w[count, :] = 0.0
                     count += 1
-                coef_w[slot[i], c] += step_size * Y[i, c] * (sw[i] if mode == PEGASOS else 1.0)
+                coef_w[slot[i], c] += step_size * Y[i, c] * sw[i]
     return count
 
 
@@ -86,28 +93,31 @@ def _shrink(t, scal, a, g, u):
 
 
 @njit
-def _add_block(rows, n_features, data, kern, members, coef_w, w2_new, max_cols, a, g, u, scal):
-    """Add the violators to every problem: one kernel block per ``max_cols`` members.
+def _add_block(rows, n_features, sqnorm, kern, members, coef_w, scale, w2_new, max_cols, a, g,
+               beta, u):
+    """Add ``coef_w`` (in units of w) at ``members`` to every problem, by kernel blocks.
 
-    ``w2_new`` receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
-    <w, phi(x_i)> = s g_i from the responses (before this step) and the
-    members' Gram matrix (<dw, dw>; its cross-block entries are computed
-    apart, count^2 evaluations at most).  Returns kernel evaluations.
+    Problem c's iterate is ``w_c = scale[c] * sum_l a[l, c] phi(x_l)`` with
+    responses ``g[:, c]``; at most ``max_cols`` members are gathered at once.
+    ``w2_new`` holds ||w||^2 on entry and receives ||w + dw||^2 = ||w||^2 +
+    2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = scale g_i from the responses
+    (before this step) and the members' Gram matrix (its cross-block entries
+    computed apart, count^2 evaluations at most).  A problem with
+    ``beta[c] != 0`` keeps its lazy average ``u`` in step.  Returns kernel
+    evaluations.
     """
-    sqnorm = data[0]
     code, gamma, coef0, degree, bias2 = kern
     count = members.shape[0]
     n, n_problems = g.shape
     for c in range(n_problems):
-        s = scal[S, c]
         lin = 0.0
         for m in range(count):
-            lin += coef_w[m, c] * s * g[members[m], c]
-        w2_new[c] = scal[W2, c] + 2.0 * lin
+            lin += coef_w[m, c] * scale[c] * g[members[m], c]
+        w2_new[c] += 2.0 * lin
     delta = np.empty((count, n_problems))
     for m in range(count):
         for c in range(n_problems):
-            delta[m, c] = coef_w[m, c] / scal[S, c]
+            delta[m, c] = coef_w[m, c] / scale[c]
     evals = 0
     for start in range(0, count, max_cols):
         stop = min(count, start + max_cols)
@@ -127,8 +137,8 @@ def _add_block(rows, n_features, data, kern, members, coef_w, w2_new, max_cols, 
         i = members[m]
         for c in range(n_problems):
             a[i, c] += delta[m, c]
-            if scal[BETA, c] != 0.0:
-                u[i, c] -= scal[BETA, c] * delta[m, c]
+            if beta[c] != 0.0:
+                u[i, c] -= beta[c] * delta[m, c]
     return evals
 
 
@@ -227,11 +237,10 @@ def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
             _shrink(t, scal, a, g, u)
         for m in range(count):
             slot[members[m]] = -1
+        w2_new[:] = scal[W2]
         if count:
-            evals += _add_block(rows, n_features, data, kern, members[:count], coef_w[:count],
-                                w2_new, max_cols, a, g, u, scal)
-        else:
-            w2_new[:] = scal[W2]
+            evals += _add_block(rows, n_features, data[0], kern, members[:count],
+                                coef_w[:count], scal[S], w2_new, max_cols, a, g, scal[BETA], u)
         for c in range(n_problems):
             _finish_step(t, c, w2_new[c], radius2, mode, avg_start, a, g, u, scal)
         t += 1
@@ -342,180 +351,134 @@ def water_levels_biased(c_pos, c_neg, budget):
 
 
 @njit
-def _pick_below(c, level, u):
-    """The index of the (floor(u * count))-th entry with c_i <= level, in index order."""
-    count = 0
-    for i in range(c.shape[0]):
-        if c[i] <= level:
-            count += 1
-    target = min(int(u * count), count - 1)
-    for i in range(c.shape[0]):
-        if c[i] <= level:
-            if target == 0:
-                return i
-            target -= 1
-    return -1
+def _draw(candidates, count, u):
+    """The candidate at position floor(u * count) (u in [0, 1))."""
+    return candidates[min(int(u * count), count - 1)]
 
 
 @njit
-def _project_unit_ball(w2, a, r):
-    """Scale coefficients and responses onto ||w|| <= 1; the new ||w||^2."""
-    if w2 <= 1.0:
+def _sbp_draws(t, Y, r, budgets, biased, radius, draws, slot, members, coef_w, work, cands):
+    """Every problem's k draws (k positive and k negative with a bias) from the
+    water-filled distribution of the current responses, merged by example.
+
+    Unbiased: the candidates are the points with y_j r_j at or below the water
+    level (in index order), each draw adds eta/k y_i.  Biased: the m lowest
+    margins of each class (ties in index order) from the two-level water
+    filling; a positive draw adds eta/(2k), a negative one -eta/(2k).
+    Returns the number of distinct examples drawn.
+    """
+    n, n_problems = Y.shape
+    k = draws.shape[1] // 2 if biased else draws.shape[1]
+    eta = 1.0 / (radius * math.sqrt(t))
+    count = 0
+    for c in range(n_problems):
+        if biased:
+            pos = np.flatnonzero(Y[:, c] > 0)
+            neg = np.flatnonzero(Y[:, c] < 0)
+            c_pos = r[pos, c]
+            c_neg = -r[neg, c]
+            _, _, m = water_levels_biased(c_pos, c_neg, budgets[c])
+            low_pos = pos[np.argsort(c_pos, kind="mergesort")]
+            low_neg = neg[np.argsort(c_neg, kind="mergesort")]
+            for q in range(2 * k):
+                i = _draw(low_pos, m, draws[c, q]) if q < k else _draw(low_neg, m, draws[c, q])
+                count = _merge(i, c, (0.5 * eta / k) * Y[i, c], slot, members, coef_w, count)
+        else:
+            for j in range(n):
+                work[j] = Y[j, c] * r[j, c]
+            kappa = water_level_select(work[:n], budgets[c], work[n:])
+            n_cand = 0
+            for j in range(n):
+                if Y[j, c] * r[j, c] <= kappa:
+                    cands[n_cand] = j
+                    n_cand += 1
+            for q in range(k):
+                i = _draw(cands, n_cand, draws[c, q])
+                count = _merge(i, c, (eta / k) * Y[i, c], slot, members, coef_w, count)
+    return count
+
+
+@njit
+def _merge(i, c, value, slot, members, coef_w, count):
+    """Add ``value`` to example i's coefficient for problem c; the new member count."""
+    if slot[i] < 0:
+        slot[i] = count
+        members[count] = i
+        coef_w[count, :] = 0.0
+        count += 1
+    coef_w[slot[i], c] += value
+    return count
+
+
+@njit
+def sbp_blocks(rows, n_features, data, kern, plan, state, draws, t):
+    """Run ``len(draws)`` iterations of the mini-batch SBP on every one-vs-rest problem.
+
+    Each iteration finds every problem's water level, draws k examples per
+    problem from its minimax-optimal distribution (``draws[step, c]``: the
+    uniforms of problem c), and takes the step eta = 1/(R sqrt(t)) along the
+    average of their y_i phi(x_i): the union of the draws over the problems
+    costs one kernel block (:func:`.blocks.add_block`), which updates every
+    problem's responses.  Then every iterate is projected onto the unit ball
+    (through its maintained ||w||^2) and summed into the average.
+
+    * ``data = (sqnorm, Y, budgets)``: squared row norms, targets (n,
+      n_problems), each problem's slack budget n nu;
+    * ``kern = (code, gamma, coef0, degree)``;
+    * ``plan = (radius, biased, avg_start, max_cols)``: R, the two-level
+      variant, the first averaged iterate, the columns gathered at once;
+    * ``state = (a, r, a_sum, r_sum, scal)``: coefficients and responses
+      (n, n_problems), their sums over the averaged iterates, and
+      ``scal`` (SBP_SCALARS, n_problems): ||w||^2 and the number of averaged
+      iterates.
+
+    Returns (t after the last step, number of kernel evaluations).
+    """
+    sqnorm, Y, budgets = data
+    code, gamma, coef0, degree = kern
+    radius, biased, avg_start, max_cols = plan
+    a, r, a_sum, r_sum, scal = state
+    n, n_problems = Y.shape
+    per = draws.shape[2]
+    slot = np.full(n, -1, np.int64)
+    members = np.empty(per * n_problems, np.int64)
+    coef_w = np.empty((per * n_problems, n_problems))
+    work = np.empty(2 * n)
+    cands = np.empty(n, np.int64)
+    ones = np.ones(n_problems)
+    no_average = np.zeros(n_problems)
+    evals = 0
+    for step in range(draws.shape[0]):
+        count = _sbp_draws(t, Y, r, budgets, biased, radius, draws[step], slot, members,
+                           coef_w, work, cands)
+        for m in range(count):
+            slot[members[m]] = -1
+        w2 = scal[SBP_W2].copy()
+        evals += _add_block(rows, n_features, sqnorm, (code, gamma, coef0, degree, 0.0),
+                            members[:count], coef_w[:count], ones, w2, max_cols, a, r,
+                            no_average, a)
+        for c in range(n_problems):
+            scal[SBP_W2, c] = _project_unit_ball(c, w2[c], a, r)
+            if t >= avg_start:
+                for j in range(n):
+                    a_sum[j, c] += a[j, c]
+                    r_sum[j, c] += r[j, c]
+                scal[SBP_N_AVG, c] += 1.0
+        t += 1
+    return t, evals
+
+
+@njit
+def _project_unit_ball(c, w2, a, r):
+    """Scale problem c's coefficients and responses onto ||w|| <= 1; the new ||w||^2."""
+    if not w2 < np.inf:
+        for j in range(a.shape[0]):  # overflow: reported by the caller's finite check
+            a[j, c] = np.nan
         return w2
+    if w2 <= 1.0:
+        return max(w2, 0.0)
     f = 1.0 / math.sqrt(w2)
     for j in range(a.shape[0]):
-        a[j] *= f
-        r[j] *= f
+        a[j, c] *= f
+        r[j, c] *= f
     return 1.0
-
-
-@njit
-def _accumulate(a, r, a_sum, r_sum, n_avg):
-    """Add the iterate (coefficients and responses) to the running sums."""
-    for j in range(a.shape[0]):
-        a_sum[j] += a[j]
-        r_sum[j] += r[j]
-    return n_avg + 1.0
-
-
-@njit
-def sbp_steps(
-    rows,
-    n_features,
-    y,
-    sqnorm,
-    diag,
-    uniforms,
-    t,
-    radius,
-    budget,
-    code,
-    gamma,
-    coef0,
-    degree,
-    avg_start,
-    a,
-    r,
-    a_sum,
-    r_sum,
-    scal,
-    col,
-    margins,
-    cache,
-):
-    """Run ``len(uniforms)`` iterations of the unbiased SBP.
-
-    Each: sample i uniformly among the points whose response y_j r_j is at or
-    below the water level kappa (``uniforms`` gives the draws), step
-    eta = 1/(R sqrt(t)): a_i += eta y_i and r += eta y_i K(x_i, .) (one
-    kernel column), ||w||^2 += eta (2 y_i r_i + eta K_ii), project onto the
-    unit ball (scale a and r), and find the new level of y*r for the slack
-    budget n*nu (by selection: 15x faster than sorting at n = 10,000, measured).
-    Iterates of steps t >= avg_start are summed into a_sum,
-    r_sum.  ``scal`` = [||w||^2, kappa, n_avg]; ``margins`` (n,) scratch.
-
-    Returns (t after the last step, kernel evaluations).
-    """
-    n = y.shape[0]
-    w2 = scal[0]
-    kappa = scal[1]
-    n_avg = scal[2]
-    evals = 0
-    work = np.empty(n)
-    for j in range(n):
-        margins[j] = y[j] * r[j]
-    for step in range(uniforms.shape[0]):
-        # margins = y * r of the current iterate (kept at the end of each step)
-        i = _pick_below(margins, kappa, uniforms[step])
-        eta = 1.0 / (radius * math.sqrt(t))
-        w2 += eta * (2.0 * margins[i] + eta * diag[i])
-        c = eta * y[i]
-        a[i] += c
-        column, spent = cached_column(
-            rows, n_features, i, sqnorm, code, gamma, coef0, degree, *cache, col
-        )
-        evals += spent
-        for j in range(n):
-            r[j] += c * column[j]
-        w2 = _project_unit_ball(w2, a, r)
-        for j in range(n):
-            margins[j] = y[j] * r[j]
-        kappa = water_level_select(margins, budget, work)
-        if t >= avg_start:
-            n_avg = _accumulate(a, r, a_sum, r_sum, n_avg)
-        t += 1
-    scal[0] = w2
-    scal[1] = kappa
-    scal[2] = n_avg
-    return t, evals
-
-
-@njit
-def sbp_biased_steps(
-    rows,
-    n_features,
-    y,
-    sqnorm,
-    diag,
-    uniforms,
-    t,
-    radius,
-    budget,
-    code,
-    gamma,
-    coef0,
-    degree,
-    avg_start,
-    a,
-    r,
-    a_sum,
-    r_sum,
-    scal,
-    col,
-    col2,
-    cache,
-):
-    """SBP with an unregularised bias: two water levels, one positive and one
-    negative sample per step (step 0.5/(R sqrt(t)), two kernel columns).
-
-    ``uniforms`` has two draws per step.  ``scal`` = [||w||^2, kappa, b, n_avg].
-    The candidates of each class are its m lowest margins (m from
-    :func:`water_levels_biased`), ties broken by index order.
-    """
-    n = y.shape[0]
-    pos = np.flatnonzero(y > 0)
-    neg = np.flatnonzero(y < 0)
-    w2 = scal[0]
-    n_avg = scal[3]
-    evals = 0
-    for step in range(uniforms.shape[0] // 2):
-        c_pos = r[pos]
-        c_neg = -r[neg]
-        kappa, b, m = water_levels_biased(c_pos, c_neg, budget)
-        ip = pos[np.argsort(c_pos, kind="mergesort")[min(int(uniforms[2 * step] * m), m - 1)]]
-        ineg = neg[np.argsort(c_neg, kind="mergesort")[min(int(uniforms[2 * step + 1] * m), m - 1)]]
-        eta = 0.5 / (radius * math.sqrt(t))
-        column, spent = cached_column(
-            rows, n_features, ip, sqnorm, code, gamma, coef0, degree, *cache, col2
-        )
-        col[:] = column  # the next lookup may evict this slot
-        column, spent2 = cached_column(
-            rows, n_features, ineg, sqnorm, code, gamma, coef0, degree, *cache, col2
-        )
-        col2[:] = column  # a plain copy when the column was computed into col2
-        evals += spent + spent2
-        w2 += 2.0 * eta * (r[ip] - r[ineg]) + eta * eta * (diag[ip] + diag[ineg] - 2.0 * col[ineg])
-        a[ip] += eta
-        a[ineg] -= eta
-        for j in range(n):
-            r[j] += eta * (col[j] - col2[j])
-        w2 = _project_unit_ball(w2, a, r)
-        if t >= avg_start:
-            n_avg = _accumulate(a, r, a_sum, r_sum, n_avg)
-        t += 1
-    kappa, b, m = water_levels_biased(r[pos], -r[neg], budget)
-    scal[0] = w2
-    scal[1] = kappa
-    scal[2] = b
-    scal[3] = n_avg
-    return t, evals
