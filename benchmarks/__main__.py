@@ -34,7 +34,8 @@ from pegasos._files import write_atomic
 
 from .common import HERE, SHARED_DATA, environment
 
-PARTS = ["linear", "minibatch", "scaling", "kernel", "dask_scaling", "input_checks", "startup", "calibration"]
+PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
+         "dask_scaling", "input_checks", "startup", "calibration"]
 
 
 def main(argv=None):

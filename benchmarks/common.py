@@ -260,3 +260,107 @@ class VowpalWabbitHinge:
                   f"-p {pred}").finish()
         scores = np.loadtxt(pred, ndmin=1)
         return float(np.mean(np.where(scores > 0, 1.0, -1.0) == np.where(yt > 0, 1.0, -1.0)))
+
+
+SVMLIGHT_DIR = HERE / ".svmlight"  # the build (ignored by git)
+
+
+class SVMLight:
+    """SVM-Light 6.02 (Joachims), seed 001's peer, built from source.
+
+    The PyPI ``svmlight`` package does not import on Python 3, but its source
+    distribution carries SVM-Light's C sources; :meth:`build` downloads it
+    with pip (once), compiles ``svm_learn`` and ``svm_classify`` with
+    ``gcc -O3`` into ``benchmarks/.svmlight`` and raises FileNotFoundError
+    (the part then skips the peer) when pip, the network or gcc is missing.
+    ``fit`` runs ``svm_learn`` on a file written by :meth:`prepare` outside
+    the timing (its time includes parsing that file, as a user's run does);
+    a fit still running after ``timeout`` seconds is stopped and reported.
+    C is SVC's C (the same objective: 1/2 ||w||^2 + C sum of hinge losses).
+    """
+
+    def __init__(self, C, workdir, kernel="rbf", gamma=1.0, timeout=900):
+        self.C, self.kernel, self.gamma, self.timeout = C, kernel, gamma, timeout
+        self.workdir = Path(workdir)
+
+    @staticmethod
+    def build():
+        import shutil
+        import subprocess
+        import tarfile
+
+        learn, classify = SVMLIGHT_DIR / "svm_learn", SVMLIGHT_DIR / "svm_classify"
+        if learn.exists() and classify.exists():
+            return learn, classify
+        if shutil.which("gcc") is None:
+            raise FileNotFoundError("gcc is not installed: cannot build SVM-Light")
+        SVMLIGHT_DIR.mkdir(parents=True, exist_ok=True)
+        got = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "svmlight==0.4", "--no-binary", ":all:",
+             "--no-deps", "-d", str(SVMLIGHT_DIR)], capture_output=True, text=True,
+        )
+        archive = SVMLIGHT_DIR / "svmlight-0.4.tar.gz"
+        if got.returncode != 0 or not archive.exists():
+            raise FileNotFoundError(f"cannot download the svmlight sources: {got.stderr[-300:]}")
+        with tarfile.open(archive) as tar:
+            tar.extractall(SVMLIGHT_DIR, filter="data")
+        lib = SVMLIGHT_DIR / "svmlight-0.4" / "lib"
+        for out, sources in ((learn, ["svm_learn_main.c", "svm_learn.c", "svm_common.c",
+                                      "svm_hideo.c"]),
+                             (classify, ["svm_classify.c", "svm_common.c"])):
+            done = subprocess.run(["gcc", "-O3", "-o", str(out), *sources, "-lm"], cwd=lib,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise FileNotFoundError(f"SVM-Light did not build: {done.stderr[-300:]}")
+        return learn, classify
+
+    @staticmethod
+    def _write(path, X, y):
+        import scipy.sparse as sp
+
+        X = sp.csr_matrix(X)
+        with open(path, "w") as f:
+            for i in range(X.shape[0]):
+                lo, hi = X.indptr[i], X.indptr[i + 1]
+                feats = " ".join(f"{j + 1}:{v:.9g}" for j, v in
+                                 zip(X.indices[lo:hi], X.data[lo:hi]) if v != 0)
+                f.write(f"{1 if y[i] > 0 else -1} {feats}\n")
+
+    def prepare(self, X, y, Xt, yt):
+        self.learn_, self.classify_ = self.build()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._write(self.workdir / "train.dat", X, y)
+        self._write(self.workdir / "test.dat", Xt, yt)
+        return self
+
+    def fit(self, X, y):
+        import subprocess
+
+        model = self.workdir / "model.txt"
+        kernel = ["-t", "2", "-g", repr(self.gamma)] if self.kernel == "rbf" else ["-t", "0"]
+        try:
+            subprocess.run([str(self.learn_), "-v", "0", "-c", repr(self.C), *kernel,
+                            str(self.workdir / "train.dat"), str(model)], check=True,
+                           capture_output=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.timed_out_ = True
+            return self
+        self.timed_out_ = False
+        self.model_ = model
+        with open(model) as f:
+            for line in f:
+                if "number of support vectors plus 1" in line:
+                    self.support_ = np.arange(int(line.split()[0]) - 1)
+                    break
+        return self
+
+    def score(self, Xt, yt):
+        import subprocess
+
+        if self.timed_out_:
+            return float("nan")
+        pred = self.workdir / "pred.txt"
+        subprocess.run([str(self.classify_), "-v", "0", str(self.workdir / "test.dat"),
+                        str(self.model_), str(pred)], check=True, capture_output=True)
+        scores = np.loadtxt(pred, ndmin=1)
+        return float(np.mean(np.where(scores > 0, 1.0, -1.0) == np.where(yt > 0, 1.0, -1.0)))

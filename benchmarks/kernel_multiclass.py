@@ -4,8 +4,9 @@ What a user of ``SVC`` tries first on a 10-class image set: pixels / 255, rbf,
 gamma = "scale", C = 10.  Solvers, one process, the same rows:
 
 * ``SVC`` (LIBSVM's SMO, its own one-vs-one multi-class);
-* ``KernelPegasosClassifier`` (one-vs-rest trained jointly on the blocked
-  engine) at a few budgets, and ``KernelPerceptron``;
+* ``KernelPegasosClassifier``, ``SBPClassifier(C=10)`` (nu estimated from C)
+  and ``KernelPerceptron``, every one-vs-rest problem trained at once on the
+  blocked engine, at their default batch of 16 and a few budgets;
 * ``Nystroem(n_components)`` followed by ``LinearSVC`` and by
   ``PegasosClassifier`` (what a user picks instead of an exact kernel SVM).
 
@@ -51,13 +52,20 @@ def solvers(gamma, n):
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import SVC, LinearSVC
 
-    from pegasos import KernelPegasosClassifier, KernelPerceptron, PegasosClassifier
+    from pegasos import (
+        KernelPegasosClassifier,
+        KernelPerceptron,
+        PegasosClassifier,
+        SBPClassifier,
+    )
 
     out = {"SVC (SMO, one-vs-one)": lambda: SVC(C=C, gamma="scale")}
-    for k, epochs in ((32, 1), (32, 3), (64, 3)):
-        out[f"KernelPegasos k={k}, {epochs} epochs"] = (
-            lambda k=k, e=epochs: KernelPegasosClassifier(C=C, batch_size=k, n_epochs=e,
-                                                          random_state=0))
+    for epochs in (1, 3):  # the default batch of 16
+        out[f"KernelPegasos, {epochs} epochs"] = (
+            lambda e=epochs: KernelPegasosClassifier(C=C, n_epochs=e, random_state=0))
+    for passes in (0.5, 1.0):  # nu from C (one more pass); n_iter in iterations of 16 draws
+        out[f"SBP(C=10), {passes} passes"] = (
+            lambda p=passes: SBPClassifier(C=C, n_iter=max(1, int(p * n / 16)), random_state=0))
     out["KernelPerceptron, 1 epoch"] = lambda: KernelPerceptron(random_state=0)
     for m in (1000, 2000, 4000):
         out[f"Nystroem({m}) + LinearSVC"] = lambda m=m: make_pipeline(

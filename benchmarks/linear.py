@@ -15,12 +15,14 @@ same data.  Reported per solver:
 and the ratios of the peers' times to Pegasos'.  The objective is the same for
 every SVM solver: P(w) = lam/2 ||w||^2 + mean hinge loss, no intercept (SGD's
 unregularised intercept would make it another problem).  P* and the exact
-test error come from LIBLINEAR with tol=1e-6.  Three peers count for their
+test error come from LIBLINEAR with tol=1e-6.  Four peers count for their
 test error and time only: the Perceptron (scikit-learn's, no intercept; its
-weights have no scale), LIBSVM's SMO with a linear kernel (seed 001's
-SVM-Light column; it always fits an unregularised intercept; one fit to its
-default tolerance, skipped with --quick above 10,000 rows) and Vowpal Wabbit
-(hinge loss; it hashes its features, so it has no weights in ours).
+weights have no scale), LIBSVM's SMO with a linear kernel and SVM-Light 6.02
+itself (seed 001's column, built from the sources of PyPI's ``svmlight``
+sdist when pip and gcc can; both always fit an unregularised intercept; one
+fit each to its default tolerance, skipped with --quick above 10,000 rows)
+and Vowpal Wabbit (hinge loss; it hashes its features, so it has no weights
+in ours).
 
 Usage::
 
@@ -38,6 +40,7 @@ import warnings
 
 from .common import (
     LINEAR_SETS,
+    SVMLight,
     environment_markdown,
     exact_svm,
     linear_data,
@@ -53,6 +56,7 @@ SUBOPT_TARGET = 0.01  # 1% relative suboptimality
 # no solver has converged yet, so all do full passes (LIBLINEAR stops early
 # and shrinks its working set once it nears convergence).
 PER_EXAMPLE_BUDGET = 8
+SVMLIGHT_TIMEOUT = 900  # seconds per SVM-Light fit; a fit stopped there scores NaN
 
 
 def solvers(lam, n, quick):
@@ -161,8 +165,16 @@ def bench_dataset(name, data_dir, repeats, quick):
     except ImportError:
         print("vowpalwabbit is not installed: skipping it (pip install vowpalwabbit)",
               file=sys.stderr)
+    light_dir = tempfile.mkdtemp(prefix="pegasos-svmlight-")
+    if not (quick and n > 10_000):  # seconds to minutes per fit
+        try:  # SVM-Light itself (seed 001's column), linear kernel, C = 1/(lam n), its -e 0.001
+            light = SVMLight(1.0 / (lam * n), light_dir, kernel="linear",
+                             timeout=SVMLIGHT_TIMEOUT).prepare(X32, y, Xt32, yt)
+            configs["svmlight"] = ([1e-3], lambda tol: light, lambda tol: None)
+        except FileNotFoundError as exc:
+            print(f"skipping SVM-Light: {exc}", file=sys.stderr)
     for sname, (budgets, factory, _) in configs.items():
-        if sname == "smo_linear":
+        if sname in ("smo_linear", "svmlight"):
             continue  # no JIT to warm up, and each fit costs seconds to a minute
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -214,7 +226,8 @@ def bench_dataset(name, data_dir, repeats, quick):
                 }
             )
         out["solvers"][sname] = {
-            "budget_unit": {"liblinear": "passes", "smo_linear": "tolerance"}.get(sname, "epochs"),
+            "budget_unit": {"liblinear": "passes", "smo_linear": "tolerance",
+                            "svmlight": "tolerance"}.get(sname, "epochs"),
             "runs": runs,
             "seconds_to_error_mark": _first(runs, lambda r: r["test_error"] <= exact_error + ERROR_MARGIN),
             "seconds_to_1pct_subopt": _first(
@@ -227,6 +240,7 @@ def bench_dataset(name, data_dir, repeats, quick):
             ),
         }
     shutil.rmtree(vw_dir, ignore_errors=True)
+    shutil.rmtree(light_dir, ignore_errors=True)
     peg = out["solvers"]["pegasos"]
     out["ratios_vs_pegasos"] = {
         sname: {
@@ -272,7 +286,9 @@ def markdown(result):
         "scikit-learn's Perceptron (test error only). `smo_linear` is LIBSVM's SMO "
         "(`SVC(kernel='linear')`, default tolerance 1e-3), the analogue of seed 001's "
         "SVM-Light column; it always fits an unregularised intercept, so only its test error "
-        "and time count. Seeds: 0 for every solver.",
+        "and time count. `svmlight` is SVM-Light 6.02 itself (linear kernel, its default "
+        "-e 0.001, built from source; one process per fit, whose time includes reading its "
+        "input file); the same caveats. Seeds: 0 for every solver.",
         "",
     ]
     for ds in result["datasets"]:

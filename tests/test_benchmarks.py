@@ -95,6 +95,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "minibatch": ["minibatch.json", "minibatch.md", "minibatch.png"],
              "scaling": ["scaling.json", "scaling.md", "scaling.png"],
              "kernel": ["kernel.json", "kernel.md", "kernel.png"],
+             "kernel_engine": ["kernel_engine.json", "kernel_engine.md"],
+             "kernel_multiclass": ["kernel_multiclass.json", "kernel_multiclass.md"],
              "dask_scaling": ["dask.json", "dask.md"],
              "input_checks": ["input_checks.json", "input_checks.md"],
              "startup": ["startup.json", "startup.md"],

@@ -1,26 +1,23 @@
 """Kernel classifiers: :class:`KernelPegasosClassifier`, :class:`SBPClassifier`
 and :class:`KernelPerceptron`.
 
-All three keep O(n) state per binary problem -- coefficients and the
-responses of every training point -- and never store a kernel matrix: each
-change of the model costs one kernel column (n kernel evaluations), and
-prediction sums over the support vectors row by row.  Memory is therefore a
-few vectors of n floats per one-vs-rest problem plus the training data; with
+All three keep O(n) state per one-vs-rest problem -- coefficients and the
+responses of every training point -- and never store a kernel matrix.  They
+run on the blocked engine (:mod:`pegasos._numba.blocks`): each iteration
+draws ``batch_size`` examples, and the kernel columns of every example that
+changes any problem's model are computed together, one pass over the data by
+tiles of rows (BLAS for dense rows), updating every problem's responses from
+the same tiles.  One draw stream serves all the problems.  Prediction takes
+tiles of test rows against all support vectors, every problem at once.  With
 ``kernel="precomputed"`` the n x n Gram matrix you pass is the only large
 object (8 n^2 bytes: 20 GB for n = 50,000).
 
-``cache_size`` (MB, default 200 as SVC's) bounds a least-recently-used cache
-of kernel columns: a column met again (SBP samples among the lowest responses
-over and over; kernel Pegasos revisits violators every epoch) costs no kernel
-evaluation.  The models do not depend on it.  A cache larger than the memory
-available is refused with a clear error, not an out-of-memory kill.
-
-Fitted attributes follow :class:`sklearn.svm.SVC` for binary problems:
-``support_``, ``support_vectors_``, ``dual_coef_`` (n_problems, n_SV) and
-``intercept_``; the decision function is ``dual_coef_ @ K(support_vectors_,
-X) + intercept_``.  Multi-class problems are one-vs-rest (not SVC's
-one-vs-one): one row of ``dual_coef_`` per class over the union of the
-support vectors.
+Fitted attributes follow :class:`sklearn.svm.SVC`: ``support_``,
+``support_vectors_``, ``dual_coef_`` (n_problems, n_SV), ``intercept_`` and
+``n_support_`` (support vectors per class); the decision function is
+``dual_coef_ @ K(support_vectors_, X) + intercept_``.  Multi-class problems
+are one-vs-rest (not SVC's one-vs-one): one row of ``dual_coef_`` per class
+over the union of the support vectors.
 """
 
 import math
