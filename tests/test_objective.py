@@ -91,7 +91,8 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
     assert duality_gap(X, y, np.zeros(3), lam=1.0).dual > 0
 
 
-@pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange"])
+@pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
+                                    "pegasos.kernel"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
