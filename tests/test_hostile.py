@@ -21,8 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _SLOW_WRITER = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from pegasos._files import write_atomic
+
+    # as in a terminal: a test run under nohup would hand SIGHUP down ignored
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     def write(f):
         f.write(b"x" * 1000)
