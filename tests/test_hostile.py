@@ -24,8 +24,10 @@ _SLOW_WRITER = textwrap.dedent(
     import signal, sys, time
     from pegasos._files import write_atomic
 
-    # as in a terminal: a test run under nohup would hand SIGHUP down ignored
+    # as in a terminal: a test run under nohup, or as a background job of a
+    # script, hands SIGHUP or SIGINT down ignored
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def write(f):
         f.write(b"x" * 1000)
