@@ -13,6 +13,7 @@ dask_scaling   distributed Pegasos on a LocalCluster                   dask.{jso
 input_checks   the sparse structure check against the fit and predict  input_checks.{json,md}
 startup        the command line's start-up time                         startup.{json,md}
 calibration    probability=True against calibrated LIBLINEAR and SVC    calibration.{json,md}
+certificate    the default end-of-fit certificate: its cost, its gap     certificate.{json,md}
 =============  ======================================================  =====================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
@@ -35,7 +36,7 @@ from pegasos._files import write_atomic
 from .common import HERE, SHARED_DATA, environment
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
-         "dask_scaling", "input_checks", "startup", "calibration"]
+         "dask_scaling", "input_checks", "startup", "calibration", "certificate"]
 
 
 def main(argv=None):

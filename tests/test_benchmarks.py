@@ -100,7 +100,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "dask_scaling": ["dask.json", "dask.md"],
              "input_checks": ["input_checks.json", "input_checks.md"],
              "startup": ["startup.json", "startup.md"],
-             "calibration": ["calibration.json", "calibration.md"]}
+             "calibration": ["calibration.json", "calibration.md"],
+             "certificate": ["certificate.json", "certificate.md"]}
     for part in ran:
         for name in files[part]:
             assert (out / name).stat().st_size > 0, name

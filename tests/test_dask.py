@@ -193,3 +193,51 @@ def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkey
         for conn in accepted:
             conn.close()
     assert time.perf_counter() - tic < 30
+
+
+def test_the_active_client_and_a_client_object_are_used(cluster, data):
+    from distributed import Client
+
+    X, y, Xd, yd = data
+    params = dict(lam=0.01, n_epochs=3, random_state=0)
+    expected = DaskPegasosClassifier(scheduler=cluster.scheduler_address, **params).fit(Xd, yd)
+    with Client(cluster) as client:
+        by_object = DaskPegasosClassifier(scheduler=client, **params).fit(Xd, yd)
+        active = DaskPegasosClassifier(n_workers=7, **params).fit(Xd, yd)  # no new cluster
+        assert client.status == "running"  # a client it was given is left open
+        assert len(client.scheduler_info()["workers"]) == 2
+        labels = active.predict(Xd)
+        scores = active.decision_function(Xd)
+        assert isinstance(labels, da.Array) and isinstance(scores, da.Array)
+        np.testing.assert_array_equal(labels.compute(), active.predict(X))
+        np.testing.assert_array_equal(scores.compute(), active.decision_function(X))
+    np.testing.assert_array_equal(by_object.coef_, expected.coef_)
+    np.testing.assert_array_equal(active.coef_, expected.coef_)
+
+
+def test_multiclass_predictions_of_a_dask_array(cluster):
+    from distributed import Client
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = np.argmax(X[:, :3], axis=1)
+    Xd, yd = da.from_array(X, chunks=(40, 2)), da.from_array(y, chunks=40)
+    with Client(cluster):
+        est = DaskPegasosClassifier(lam=0.01, n_epochs=2, random_state=0).fit(Xd, yd)
+        scores = est.decision_function(Xd)
+        assert scores.shape == (120, 3)
+        np.testing.assert_array_equal(scores.compute(), est.decision_function(X))
+        np.testing.assert_array_equal(est.predict(Xd).compute(), est.predict(X))
+
+
+def test_data_held_in_this_process_is_scattered_not_sent_as_a_graph(cluster):
+    import warnings
+
+    from distributed import Client
+
+    X, y = make_binary(n=30_000, d=50, seed=3)  # 12 MB: above Dask's large-graph warning
+    Xd, yd = da.from_array(X, chunks=(10_000, 50)), da.from_array(y, chunks=10_000)
+    with Client(cluster), warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # "Sending large graph of size ..."
+        est = DaskPegasosClassifier(lam=1e-3, n_epochs=1, random_state=0).fit(Xd, yd)
+    assert est.score(X, y) > 0.8

@@ -68,7 +68,7 @@ def test_the_cli_exports_imports_and_describes(tmp_path, capsys):
     capsys.readouterr()
     assert main(["info", str(model)]) == 0
     out = capsys.readouterr().out
-    assert "PegasosClassifier, model format version 2" in out and "classes -1, 1; 4 features" in out
+    assert "PegasosClassifier, model format version 3" in out and "classes -1, 1; 4 features" in out
 
 
 def test_bad_liblinear_files_and_models_are_messages(tmp_path, capsys):

@@ -197,7 +197,7 @@ def test_random_init_starts_inside_the_ball(binary):
     norms = []
     for seed in range(50):
         v, scal = np.zeros(6), np.zeros(_k.N_SCALARS)
-        _random_init(v, scal, radius2, 1.0, False, np.random.default_rng(seed))
+        _random_init(v, scal, radius2, 1.0, np.random.default_rng(seed))
         assert scal[_k.WNORM2] == pytest.approx(v @ v, rel=1e-12)
         norms.append(v @ v)
     assert 0 < min(norms) and max(norms) <= radius2 * (1 + 1e-12)
@@ -252,3 +252,14 @@ def test_callback_reports_every_block(binary):
     assert seen[-1]["gap"].primal == clf.duality_gap_[0].primal
     np.testing.assert_array_equal(seen[-1]["coef"], clf.coef_[0])
     assert seen[-1]["intercept"] == clf.intercept_[0]
+
+
+@pytest.mark.parametrize("check", ["check_n_features_in_after_fitting",
+                                   "check_estimators_partial_fit_n_features"])
+def test_partial_fit_contracts_hold_with_lam(check):
+    # the default instance fails these checks by design (partial_fit needs lam; see
+    # tests/test_common.py); with lam set they must pass
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)("PegasosClassifier",
+                                     PegasosClassifier(lam=1e-3, random_state=0))

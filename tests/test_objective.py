@@ -92,10 +92,15 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
 
 
 @pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
-                                    "pegasos.kernel"])
+                                    "pegasos.kernel", "pegasos.linear", "pegasos._base",
+                                    "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
+                                    "pegasos.dask_backend"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
+
+    if module == "pegasos.dask_backend":
+        pytest.importorskip("distributed")
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

@@ -85,9 +85,11 @@ def test_partial_fit_errors(binary):
         PegasosClassifier().partial_fit(X, y)
     with pytest.raises(ValueError, match=r"partial_fit needs lam"):
         PegasosClassifier(C=1.0).partial_fit(X, y, classes=[-1, 1])
+    with pytest.raises(ValueError, match=r"partial_fit needs lam .*the default C=1"):
+        PegasosClassifier().partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match=r"class_weight='balanced' needs the class counts"):
-        PegasosClassifier(class_weight="balanced").partial_fit(X, y, classes=[-1, 1])
-    clf = PegasosClassifier().partial_fit(X, y, classes=[-1, 1])
+        PegasosClassifier(lam=0.1, class_weight="balanced").partial_fit(X, y, classes=[-1, 1])
+    clf = PegasosClassifier(lam=0.1).partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match=r"classes=.* is not the same as on the first call"):
         clf.partial_fit(X, y, classes=[-1, 1, 2])
 

@@ -16,7 +16,7 @@ class IndexStream:
     ``"uniform"``: i.i.d. uniform draws with replacement (the paper's A_t);
     ``"permutation"``: a fresh random permutation each epoch, batches running
     across epoch boundaries; ``"cyclic"``: 0, 1, ..., n-1, 0, 1, ... (the
-    fixed order of the homework in seed 001).
+    fixed order of the data, deterministic).
     """
 
     def __init__(self, mode, n, rng):

@@ -1,6 +1,6 @@
 """The private scikit-learn names this library builds on, imported in one place.
 
-``Interval``/``StrOptions`` (the ``_parameter_constraints`` machinery),
+``Interval``/``StrOptions``/``HasMethods`` (the ``_parameter_constraints`` machinery),
 ``_fit_context`` (validates parameters as the first step of ``fit``),
 ``LinearClassifierMixin`` (``decision_function``/``predict`` from ``coef_``
 and ``intercept_``), ``_check_sample_weight`` and ``_sigmoid_calibration``
@@ -12,8 +12,8 @@ scikit-learn range is pinned in ``pyproject.toml``.
 from sklearn.base import _fit_context
 from sklearn.calibration import _sigmoid_calibration
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight
 
-__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "_check_sample_weight", "_fit_context",
+__all__ = ["HasMethods", "Interval", "LinearClassifierMixin", "StrOptions", "_check_sample_weight", "_fit_context",
            "_sigmoid_calibration"]

@@ -18,7 +18,6 @@ not reached) are one line ``pegasos: warning: ...`` on stderr.
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -32,7 +31,7 @@ import warnings
 DEMO_DATASETS = ("breast_cancer", "digits")
 SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron")
 KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
-_CHECKS_FOR_PLOT = 20  # objective evaluations over a traced run
+CHECKS_FOR_PLOT = 20  # objective evaluations over a traced run
 
 
 class _Failure(Exception):
@@ -177,20 +176,16 @@ def _kernel_params(args, parser):
     kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
     if kernel not in ("linear", "poly", "rbf", "sigmoid"):
         parser.error(f"-t must be linear, poly, rbf, sigmoid or 0-3; got {args.kernel!r}")
-    gamma = args.gamma
-    if gamma not in ("scale", "auto"):
-        try:
-            gamma = float(gamma)
-        except ValueError:
-            gamma = -1.0
-        if not gamma > 0:
-            parser.error(f"-g must be > 0, 'scale' or 'auto'; got {args.gamma!r}")
-    if args.degree < 0:
-        parser.error(f"-d must be >= 0; got {args.degree}")
+    try:
+        gamma = float(args.gamma)
+    except ValueError:
+        gamma = args.gamma  # "scale", "auto", or refused by the estimator
     if args.cache_size < 0:
         parser.error(f"-m must be >= 0; got {args.cache_size}")
-    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree,
-            "cache_size": args.cache_size}
+    if args.cache_size != 200.0:  # the blocked engine has no column cache
+        print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
+              "are computed a mini-batch at a time, not cached)", file=sys.stderr)
+    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree}
 
 
 def _given(**options):
@@ -198,83 +193,77 @@ def _given(**options):
     return {key: value for key, value in options.items() if value is not None}
 
 
-def _kernel_estimator(args, parser, n, lam, average, class_weight):
-    from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
-
-    kw = _kernel_params(args, parser)
-    if kw.pop("cache_size") != 200.0:  # the blocked engine has no column cache
-        print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
-              "are computed a mini-batch at a time, not cached)", file=sys.stderr)
-    if args.solver == "kernel-pegasos":
-        return KernelPegasosClassifier(
-            lam=lam, n_iter=args.iter, n_epochs=args.epochs, **_given(batch_size=args.batch_size),
-            sampling=args.sampling or "uniform", projection=not args.no_projection,
-            average=average,
-            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
-            class_weight=class_weight, random_state=args.seed, **kw,
-        )
-    if args.solver == "perceptron":
-        est = KernelPerceptron(
-            sampling=args.sampling or "permutation", average=average is not False,
-            fit_intercept=args.bias != -1, intercept_scaling=args.bias if args.bias > 0 else 1.0,
-            class_weight=class_weight, random_state=args.seed,
-            **_given(batch_size=args.batch_size), **kw,
-        )
-        if args.iter:  # iterations of batch_size examples, as passes
-            return est.set_params(n_epochs=args.iter * min(est.batch_size, n) / n)
-        return est.set_params(n_epochs=args.epochs or 1.0)
-    if class_weight is not None:
-        parser.error(f"-w/--balanced are not available with -s {args.solver}")
-    if args.nu is not None and not args.nu >= 0:
-        parser.error(f"-n must be >= 0; got {args.nu}")
-    est = SBPClassifier(
-        nu=args.nu, C=None if args.nu is not None else 1.0 / (lam * n),
-        average=average is not False, fit_intercept=args.unregularized_bias,
-        random_state=args.seed, **_given(batch_size=args.batch_size), **kw,
-    )
-    if args.epochs:  # passes: one draw per example and problem
-        return est.set_params(n_iter=max(1, math.ceil(args.epochs * n / min(est.batch_size, n))))
-    return est.set_params(n_iter=args.iter)
+#: The estimators' parameters and the options that set them, for their error messages.
+OPTIONS = {
+    "C": "-c", "lam": "-l", "batch_size": "-k", "n_iter": "--iter", "n_epochs": "--epochs",
+    "tol": "-e", "nu": "-n", "kernel": "-t", "gamma": "-g", "coef0": "-r", "degree": "-d",
+    "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
+    "sampling": "--sampling",
+}
 
 
-def _estimator(args, parser, n):
-    from .linear import PegasosClassifier
+def _estimator(args, parser):
+    """The estimator the options describe, checked by the estimator's own rules.
 
-    for name, value, lowest in (("-c", args.cost, 0), ("--lam", args.lam, 0)):
-        if value is not None and not value > lowest:
-            parser.error(f"{name} must be > 0; got {value}")
-    if args.batch_size is not None and args.batch_size < 1:
-        parser.error(f"-k must be >= 1; got {args.batch_size}")
-    if args.iter is not None and args.iter < 1:
-        parser.error(f"--iter must be >= 1; got {args.iter}")
-    if args.epochs is not None and not args.epochs > 0:
-        parser.error(f"--epochs must be > 0; got {args.epochs}")
-    if args.tol is not None and not args.tol > 0:
-        parser.error(f"-e must be > 0; got {args.tol}")
+    A table from options to parameters, as LIBLINEAR's ``train.c`` over its
+    library: the defaults are the estimators' (C = 1, their budgets), and a
+    parameter the estimator refuses is a usage error naming the option.
+    """
+    from ._base import check_params
+
     if not (args.bias > 0 or args.bias == -1):
         parser.error(f"-B must be > 0, or -1 for no intercept; got {args.bias}")
-    lam = args.lam if args.lam is not None else 1.0 / ((args.cost or 1.0) * n)
-    if args.solver != "pegasos":
-        return _kernel_estimator(
-            args, parser, n, lam, _average(args.average, parser), _class_weights(args, parser)
-        )
-    if args.kernel is not None:
+    if args.solver == "pegasos" and args.kernel is not None:
         parser.error("-t/--kernel needs a kernel solver: -s kernel-pegasos, sbp or perceptron")
-    return PegasosClassifier(
-        lam=lam,
-        n_iter=args.iter,
-        n_epochs=args.epochs,
-        **_given(batch_size=args.batch_size),
-        sampling=args.sampling or "uniform",
-        projection=not args.no_projection,
-        average=_average(args.average, parser),
-        fit_intercept=args.bias != -1 or args.unregularized_bias,
-        intercept_mode="unregularized" if args.unregularized_bias else "augment",
-        intercept_scaling=args.bias if args.bias > 0 else 1.0,
-        tol=args.tol,
-        class_weight=_class_weights(args, parser),
-        random_state=args.seed,
-    )
+    average = _average(args.average, parser)
+    class_weight = _class_weights(args, parser)
+    common = dict(random_state=args.seed, **_given(
+        batch_size=args.batch_size, n_iter=args.iter, n_epochs=args.epochs,
+        sampling=args.sampling))
+    intercept = dict(fit_intercept=args.bias != -1,
+                     intercept_scaling=args.bias if args.bias > 0 else 1.0)
+    if args.solver == "pegasos":
+        from .linear import PegasosClassifier
+
+        est = PegasosClassifier(
+            lam=args.lam, C=args.cost, projection=not args.no_projection, average=average,
+            tol=args.tol, class_weight=class_weight, **common, **{
+                **intercept, "fit_intercept": intercept["fit_intercept"] or args.unregularized_bias,
+                "intercept_mode": "unregularized" if args.unregularized_bias else "augment"})
+    else:
+        est = _kernel_estimator(args, parser, average, class_weight, common, intercept)
+    try:
+        check_params(est)
+    except ValueError as exc:  # InvalidParameterError is a ValueError
+        message = str(exc)
+        for name, option in OPTIONS.items():
+            message = message.replace(f"The '{name}' parameter of {type(est).__name__}",
+                                      f"{option} ({name})")
+        parser.error(message)
+    return est
+
+
+def _kernel_estimator(args, parser, average, class_weight, common, intercept):
+    from ._base import DEFAULT_C
+    from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+
+    kernel = _kernel_params(args, parser)
+    if args.solver == "kernel-pegasos":
+        return KernelPegasosClassifier(
+            lam=args.lam, C=args.cost, projection=not args.no_projection, average=average,
+            class_weight=class_weight, **intercept, **kernel, **common)
+    if args.solver == "perceptron":
+        return KernelPerceptron(average=average is not False, class_weight=class_weight,
+                                **intercept, **kernel, **common)
+    if class_weight is not None:
+        parser.error(f"-w/--balanced are not available with -s {args.solver}")
+    if args.lam is not None:
+        parser.error("-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l")
+    common.pop("sampling", None)  # the SBP draws from its water-filled distribution
+    return SBPClassifier(
+        nu=args.nu, C=None if args.nu is not None else (args.cost or DEFAULT_C),
+        average=average is not False, fit_intercept=args.unregularized_bias, **kernel,
+        **common)
 
 
 def _load(path, zero_based, n_features=None, counted=False):
@@ -355,7 +344,7 @@ def _problem_error(scores, y_test, classes, c, n_problems):
     return float(np.mean((scores > 0) != (y_test == classes[c])))
 
 
-class _Progress:
+class Progress:
     """tqdm bar over all iterations; records each problem's objective and test error at checks.
 
     The bar stays on screen when the run ends (the summary lines follow it).
@@ -407,6 +396,7 @@ def _train(args, parser):
         _check_output(model_path, "model")
     if args.plot:
         _check_output(args.plot, "plot")
+    est = _estimator(args, parser)
     X, y = _load(args.data, args.zero_based)
     classes = np.unique(y)
     if len(classes) < 2:
@@ -414,7 +404,6 @@ def _train(args, parser):
                        "training needs at least 2 classes")
     if args.solver == "pegasos":
         _check_weights_fit(X, len(classes), args.data)
-    est = _estimator(args, parser, X.shape[0])
     if args.probability_estimates:
         est.set_params(probability=True)
     if args.solver != "pegasos" and args.plot and not args.test:
@@ -427,19 +416,24 @@ def _train(args, parser):
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
     if args.solver != "pegasos":
         return _train_kernel(args, est, X, y, X_test, y_test, model_path)
+    return _train_linear(args, est, X, y, X_test, y_test, model_path)
+
+
+def _train_linear(args, est, X, y, X_test, y_test, model_path):
+    """Fit with a progress bar (and a trace for --test/--plot), save, report."""
+    import numpy as np
+
+    classes = np.unique(y)
     traced = args.plot is not None or args.test is not None
-    T = (
-        est._budget(X.shape[0])
-        if args.iter or args.epochs
-        else math.ceil(10.0 / est.lam)
-    )
+    plan = est.fit_plan(X.shape[0], len(classes))
+    T = plan.n_iter
     n_problems = 1 if len(classes) == 2 else len(classes)
     if traced and est.tol is None:
-        epochs = T * est.batch_size / X.shape[0]
-        est.set_params(track_objective=True, check_every=max(epochs / _CHECKS_FOR_PLOT, 1e-9))
+        epochs = T * plan.batch_size / X.shape[0]
+        est.set_params(track_objective=True, check_every=max(epochs / CHECKS_FOR_PLOT, 1e-9))
     elif traced:
         est.set_params(track_objective=True)
-    progress = _Progress(T * n_problems, args.quiet or args.json, X_test, y_test, classes)
+    progress = Progress(T * n_problems, args.quiet or args.json, X_test, y_test, classes)
     est.set_params(callback=progress)
     tic = time.perf_counter()
     try:
@@ -467,19 +461,23 @@ def _train(args, parser):
     if X_test is not None:
         summary["test_accuracy"] = float(est.score(X_test, y_test))
     if args.plot:
-        from .plotting import plot_training
-
-        if n_problems == 1:
-            curves = progress.history.get(0, {})
-        else:  # one curve per class: its one-vs-rest problem
-            curves = {f"{_label(classes[c])} vs rest": progress.history.get(c, {})
-                      for c in range(n_problems)}
-        plot_training(curves, args.plot,
-                      title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
-                      average_start=_average_start(est, T))
+        _plot_linear(args, est, progress.history, classes)
         summary["plot"] = args.plot
     _report_train(args, summary)
     return 0
+
+
+def _plot_linear(args, est, history, classes):
+    from .plotting import plot_training
+
+    if len(classes) == 2:
+        curves = history.get(0, {})
+    else:  # one curve per class: its one-vs-rest problem
+        curves = {f"{_label(c)} vs rest": history.get(i, {}) for i, c in enumerate(classes)}
+    plan = est.plan_
+    plot_training(curves, args.plot,
+                  title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
+                  average_start=plan.avg_start(1) if plan.n_average else None)
 
 
 class _KernelTrace:
@@ -573,12 +571,6 @@ def _kernel_summary_text(summary):
     if "plot" in summary:
         lines.append(f"plot written to {summary['plot']}")
     return "\n".join(lines)
-
-
-def _average_start(est, T):
-    """The iteration where the suffix average of a T-iteration fit begins, or None."""
-    fraction = est._suffix_fraction()
-    return None if fraction is None else T - max(1, math.ceil(fraction * T)) + 1
 
 
 def _cross_validate(args, parser, est, X, y):
@@ -724,143 +716,6 @@ def _label(value):
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-# ---------------------------------------------------------------------- demo
-
-
-def _load_demo(name):
-    import numpy as np
-    from sklearn.datasets import load_breast_cancer, load_digits
-
-    if name == "breast_cancer":
-        X, y = load_breast_cancer(return_X_y=True)
-        return X, np.where(y == 1, 1.0, -1.0), "breast cancer (malignant vs benign)"
-    X, y = load_digits(return_X_y=True)
-    return X, np.where(y == 8, 1.0, -1.0), "digits (8 vs the rest)"
-
-
-def run_demo(dataset="breast_cancer", lam=None, seed=0, plot=None):
-    """Fit Pegasos and its peers on a bundled data set; return one row per solver.
-
-    With ``plot``, also trace a Pegasos run (objective, certified lower bound,
-    test error at 20 points) and draw it to that file.
-    """
-    import numpy as np
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import SGDClassifier
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-
-    from .linear import PegasosClassifier
-    from .objective import duality_gap
-
-    X, y, title = _load_demo(dataset)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=seed, stratify=y
-    )
-    scaler = StandardScaler().fit(X_train)
-    X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
-    n = X_train.shape[0]
-    lam = 1.0 / n if lam is None else lam  # C = 1, LIBLINEAR's default
-
-    # Load (or compile, on the very first run) the solver outside the timings.
-    tic = time.perf_counter()
-    PegasosClassifier(lam=lam, n_iter=10).fit(X_train[:20], y_train[:20])
-    warmup = time.perf_counter() - tic
-
-    solvers = {
-        "pegasos": PegasosClassifier(lam=lam, random_state=seed),
-        "liblinear (exact, tol=1e-6)": LinearSVC(
-            loss="hinge", C=1.0 / (lam * n), tol=1e-6, max_iter=100_000
-        ),
-        "sgd": SGDClassifier(loss="hinge", alpha=lam, random_state=seed),
-        "sgd averaged": SGDClassifier(loss="hinge", alpha=lam, average=True, random_state=seed),
-    }
-    rows = []
-    for name, est in solvers.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            tic = time.perf_counter()
-            est.fit(X_train, y_train)
-            seconds = time.perf_counter() - tic
-        # One objective for all: the intercept regularised as LIBLINEAR's
-        # bias feature B = 1 (Pegasos' default "augment" mode).
-        cert = duality_gap(
-            X_train, y_train, est.coef_.ravel(), est.intercept_[0], lam=lam,
-            intercept_mode="augment",
-        )
-        rows.append(
-            {
-                "solver": name,
-                "fit_seconds": seconds,
-                "test_accuracy": float(est.score(X_test, y_test)),
-                "objective": cert.primal,
-            }
-        )
-    p_star = min(r["objective"] for r in rows)
-    for r in rows:
-        r["relative_suboptimality"] = (r["objective"] - p_star) / p_star
-    peg = solvers["pegasos"]
-    (gap,) = peg.duality_gap(X_train, y_train)
-    summary = {
-        "dataset": title,
-        "n_train": n,
-        "n_test": X_test.shape[0],
-        "n_features": X_train.shape[1],
-        "lam": lam,
-        "C": 1.0 / (lam * n),
-        "pegasos_iterations": peg.t_,
-        "pegasos_duality_gap": gap.gap,
-        "pegasos_relative_gap": gap.relative_gap,
-        "warmup_seconds": warmup,
-        "results": rows,
-    }
-    if plot:
-        from .plotting import plot_training
-
-        progress = _Progress(0, True, X_test, y_test, np.array([-1.0, 1.0]))
-        T = peg.t_
-        PegasosClassifier(
-            lam=lam, random_state=seed, track_objective=True,
-            check_every=T / n / _CHECKS_FOR_PLOT, callback=progress,
-        ).fit(X_train, y_train)
-        plot_training(progress.history, plot, title=f"Pegasos on {title}, lambda={lam:.3g}",
-                      average_start=_average_start(peg, T))
-        summary["plot"] = plot
-    return summary
-
-
-def _print_demo(summary, out):
-    print(
-        f"{summary['dataset']}: {summary['n_train']} training / {summary['n_test']} test "
-        f"samples, {summary['n_features']} standardised features\n"
-        f"lambda = {summary['lam']:.4g} (C = {summary['C']:.4g}); "
-        f"Pegasos ran {summary['pegasos_iterations']} iterations\n",
-        file=out,
-    )
-    head = f"{'solver':<30}{'fit (ms)':>10}{'test acc.':>11}{'objective':>12}{'rel. subopt.':>14}"
-    print(head, file=out)
-    print("-" * len(head), file=out)
-    for r in summary["results"]:
-        print(
-            f"{r['solver']:<30}{1e3 * r['fit_seconds']:>10.1f}{r['test_accuracy']:>11.4f}"
-            f"{r['objective']:>12.6f}{r['relative_suboptimality']:>14.2e}",
-            file=out,
-        )
-    print(
-        "\nobjective: lam/2 (||w||^2 + b^2) + mean hinge loss (the intercept regularised as "
-        "LIBLINEAR's bias\nfeature; SGDClassifier learns an unregularised one, so it "
-        "optimises a slightly different problem)."
-        f"\nPegasos' duality-gap certificate: P(w) - P* <= {summary['pegasos_duality_gap']:.3g} "
-        f"(relative {summary['pegasos_relative_gap']:.3g}), computed without knowing P*.\n"
-        f"(Loading the compiled solver took {summary['warmup_seconds']:.2f} s, "
-        "not counted above; the first run after installing compiles it.)",
-        file=out,
-    )
-    if "plot" in summary:
-        print(f"Training curves of Pegasos written to {summary['plot']}", file=out)
-
-
 # ------------------------------------------------------ export, import, info
 
 
@@ -993,11 +848,13 @@ def _demo_parser(sub):
 def _demo(args, parser):
     if args.lam is not None and not args.lam > 0:
         parser.error(f"--lam must be > 0; got {args.lam}")
+    from .demo import print_demo, run_demo
+
     summary = run_demo(args.dataset, args.lam, args.seed, None if args.no_plot else args.plot)
     if args.json:
         _print_json(summary)
     else:
-        _print_demo(summary, sys.stdout)
+        print_demo(summary, sys.stdout)
     return 0
 
 

@@ -28,21 +28,15 @@ Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
 import math
+from dataclasses import replace
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_random_state
-
+from ._base import budget, check_finite_weights, check_two_classes, positive_classes
 from ._numba import linear as _k
 from ._rows import as_rows
-from ._sklearn_private import Interval, StrOptions
-from .linear import (
-    PegasosClassifier,
-    batch_for,
-    check_finite_weights,
-    check_two_classes,
-    positive_classes,
-)
+from ._sklearn_private import HasMethods, Interval, StrOptions
+from .linear import PegasosClassifier, PegasosState
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -55,13 +49,28 @@ def _is_dask(X):
 
 
 def round_counts(seed, round_, sizes, k):
-    """How many of round ``round_``'s k examples each partition contributes."""
+    """How many of round ``round_``'s k examples each partition contributes.
+
+    Examples
+    --------
+    >>> from pegasos.dask_backend import round_counts
+    >>> int(round_counts(seed=0, round_=1, sizes=[100, 300], k=40).sum())
+    40
+    """
     sizes = np.asarray(sizes, dtype=np.float64)
     return np.random.default_rng([seed, round_]).multinomial(k, sizes / sizes.sum())
 
 
 def partition_draws(seed, round_, part, n_rows, count):
-    """The rows (local indices) partition ``part`` draws in round ``round_``."""
+    """The rows (local indices) partition ``part`` draws in round ``round_``.
+
+    Examples
+    --------
+    >>> from pegasos.dask_backend import partition_draws
+    >>> rows = partition_draws(seed=0, round_=1, part=2, n_rows=100, count=5)
+    >>> len(rows), bool((rows < 100).all())
+    (5, True)
+    """
     rng = np.random.default_rng([seed, round_, part])
     return rng.integers(0, n_rows, size=count, dtype=np.int64)
 
@@ -109,6 +118,24 @@ def _signs(y):
     return np.asarray(y, dtype=np.float64)
 
 
+_ONE, _EMPTY, _FIRST = np.ones(1), np.zeros(0), np.zeros(1, dtype=np.int64)
+
+
+def _step_from_sum(g, k, t, plan, avg_start, v, u, scal):
+    """Step t of the in-memory solver, given the sum g of its k examples' violators' y x.
+
+    The compiled step itself (:func:`pegasos._numba.linear.pegasos_steps`),
+    fed one row, ``g``, that is added whatever its margin (``every``), with
+    weight 1/k: the same shrink, projection and averaging as in memory.
+    """
+    d = g.shape[0] - 1
+    row = as_rows(np.ascontiguousarray(g[:d].reshape(1, d)))
+    sqnorm = np.array([float(g @ g)])
+    return _k.pegasos_steps(row.kernel, _ONE, np.array([1.0 / k]), sqnorm, _FIRST, 1, t,
+                            plan.lam, float(g[d]), 0, plan.radius2, avg_start, v, u, _EMPTY,
+                            _EMPTY, scal, True)
+
+
 def _tree_sum(client, futures):
     """Add futures pairwise on the workers, log2(P) levels deep."""
     while len(futures) > 1:
@@ -144,12 +171,14 @@ class DaskPegasosClassifier(PegasosClassifier):
         k = 1000 needs thousands of rounds, so parameter mixing reaches a
         given test error one to two orders of magnitude sooner; it is the
         default.
-    scheduler : str, default=None
-        The address of a running Dask scheduler (``"tcp://host:8786"``);
-        None starts a ``LocalCluster`` of ``n_workers`` processes for the fit
-        and closes it afterwards.
+    scheduler : str or distributed.Client, default=None
+        Where to run: a ``Client`` object, or the address of a running Dask
+        scheduler (``"tcp://host:8786"``).  None uses the active client (the
+        last ``Client`` created in this process) when there is one, and
+        otherwise starts a ``LocalCluster`` of ``n_workers`` processes for
+        the fit and closes it afterwards.
     n_workers : int, default=2
-        Workers of the local cluster (ignored with ``scheduler``).
+        Workers of the local cluster (only when there is no client).
     batch_size : int, default=1
         With ``mode="minibatch"``, the global mini-batch k of each round; set
         it (and ``n_iter``) yourself: a round costs a scheduler round trip
@@ -167,12 +196,34 @@ class DaskPegasosClassifier(PegasosClassifier):
     ----------
     As :class:`~pegasos.PegasosClassifier`, plus ``n_rounds_`` (rounds of
     the last distributed fit) and ``n_partitions_``.
+
+    Notes
+    -----
+    :meth:`predict` and :meth:`decision_function` given a dask array return
+    dask arrays, computed chunk by chunk where the data lives (as dask-ml's
+    ``ParallelPostFit``).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn.datasets import make_classification
+    >>> from pegasos.dask_backend import DaskPegasosClassifier
+    >>> X, y = make_classification(2_000, 10, random_state=0)
+    >>> Xd, yd = da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500)
+    >>> with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, \\
+    ...         Client(cluster) as client:
+    ...     clf = DaskPegasosClassifier(lam=1e-3, n_epochs=2, random_state=0).fit(Xd, yd)
+    ...     labels = clf.predict(Xd)                  # a dask array
+    ...     accuracy = float((labels == yd).mean().compute())
+    >>> accuracy > 0.8
+    True
     """
 
     _parameter_constraints: dict = {
         **PegasosClassifier._parameter_constraints,
         "mode": [StrOptions({"minibatch", "average"})],
-        "scheduler": [str, None],
+        "scheduler": [str, HasMethods(["submit", "gather", "scatter"]), None],
         "n_workers": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -241,6 +292,23 @@ class DaskPegasosClassifier(PegasosClassifier):
         with _client(self.scheduler, self.n_workers) as client:
             return self._fit_distributed(client, X, y)
 
+    def decision_function(self, X):
+        """Decision values; a dask array, computed chunk by chunk, for a dask array X."""
+        if not _is_dask(X):
+            return super().decision_function(X)
+        X = _row_chunks(X)
+        local = PegasosClassifier.decision_function.__get__(self)
+        if len(self.classes_) == 2:
+            return X.map_blocks(local, dtype=np.float64, drop_axis=1)
+        return X.map_blocks(local, dtype=np.float64, chunks=(X.chunks[0], (len(self.classes_),)))
+
+    def predict(self, X):
+        """Class labels; a dask array, computed chunk by chunk, for a dask array X."""
+        if not _is_dask(X):
+            return super().predict(X)
+        local = PegasosClassifier.predict.__get__(self)
+        return _row_chunks(X).map_blocks(local, dtype=self.classes_.dtype, drop_axis=1)
+
     def _fit_distributed(self, client, X, y):
         import dask.array as da
 
@@ -251,23 +319,24 @@ class DaskPegasosClassifier(PegasosClassifier):
         check_two_classes(classes)
         self.classes_ = classes
         self.n_features_in_ = d
-        self.lam_ = self._effective_lam(n)
+        plan = self.fit_plan(n, len(classes))
+        if self.mode == "average":  # local epochs of k = 1, whatever batch_size says
+            plan = replace(plan, batch_size=1, n_average=0,
+                           n_iter=budget(self.n_iter, self.n_epochs, n, 1, plan.lam, "iterations"))
+        self.plan_ = plan
+        self.lam_ = plan.lam
         bias_feature = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        radius2 = 1.0 / self.lam_ if self.projection else 0.0
-        problem_seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(positive_classes(classes))
-        )
-        x_parts = client.compute(X.to_delayed().ravel().tolist())
+        x_parts = _to_workers(client, X)
         coefs, intercepts, rounds = [], [], 0
         for c, positive in enumerate(positive_classes(classes)):
             y_pm = da.where(y == positive, 1.0, -1.0)
-            y_parts = client.compute(y_pm.to_delayed().ravel().tolist())
+            y_parts = _to_workers(client, y_pm)
             if self.mode == "minibatch":
-                w, rounds = self._rounds(client, x_parts, y_parts, sizes, d, bias_feature, radius2,
-                                         int(problem_seeds[c]), c, len(classes))
+                w, rounds = self._rounds(client, x_parts, y_parts, sizes, d, bias_feature, plan,
+                                         c)
             else:
-                w, rounds = self._mixing(client, x_parts, y_parts, sizes, d, bias_feature, radius2,
-                                         int(problem_seeds[c]), c, len(classes))
+                w, rounds = self._mixing(client, x_parts, y_parts, sizes, d, bias_feature, plan,
+                                         c)
             coefs.append(w[:d])
             intercepts.append(w[d] * bias_feature)
         self.coef_ = np.asarray(coefs)
@@ -279,62 +348,50 @@ class DaskPegasosClassifier(PegasosClassifier):
         self.objective_history_ = []
         return self
 
-    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
-                n_problems):
-        n = int(sizes.sum())
-        k = batch_for(self.batch_size, n)
-        T = self._budget(n)
-        suffix = self._suffix_fraction()
-        avg_start = 1 if self.average is True else (
-            T - max(1, math.ceil(suffix * T)) + 1 if suffix is not None else T + 1
-        )
-        w = np.zeros(d + 1)
-        w_sum, n_avg = np.zeros(d + 1), 0
-        for t in range(1, T + 1):
+    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, problem):
+        seed, k = plan.seeds[problem], plan.batch_size
+        n_problems = len(plan.seeds)
+        avg_start = plan.avg_start(1)
+        state = PegasosState.start(1, d)
+        v, u, scal = state.v[0], state.u[0], state.scal[0]
+        for t in range(1, plan.n_iter + 1):
             counts = round_counts(seed, t, sizes, k)
+            w = scal[_k.A] * v
             futures = [
                 client.submit(_partition_sum, xp, yp, w, bias_feature, seed, t, p, int(counts[p]),
                               pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
             g = _tree_sum(client, futures)
-            w = (1.0 - 1.0 / t) * w + g / (self.lam_ * t * k)
-            if radius2 > 0:
-                norm2 = float(w @ w)
-                if norm2 > radius2:
-                    w *= math.sqrt(radius2 / norm2)
-            check_finite_weights(f"round {t}", w)
-            if t >= avg_start:
-                w_sum += w
-                n_avg += 1
-            self._report(client, problem, n_problems, t, T, w, bias_feature, d, w_sum, n_avg)
-        return (w_sum / n_avg if n_avg else w), T
+            _step_from_sum(g, k, t, plan, avg_start, v, u, scal)
+            check_finite_weights(f"round {t}", v, scal)
+            self._report(client, problem, n_problems, t, plan.n_iter, state.output(0)[0],
+                         bias_feature, d)
+        return state.output(0)[0], plan.n_iter
 
-    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, radius2, seed, problem,
-                n_problems):
-        n = int(sizes.sum())
-        epochs = max(1, math.ceil(self.n_epochs if self.n_epochs else 10.0 / self.lam_ / n))
+    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, problem):
+        n, seed = int(sizes.sum()), plan.seeds[problem]
+        epochs = max(1, math.ceil(plan.n_iter / n))  # k = 1: n iterations per epoch
         w = np.zeros(d + 1)
         for e in range(1, epochs + 1):
             futures = [
-                client.submit(_local_epoch, xp, yp, w, 1 + (e - 1) * int(sizes[p]), self.lam_,
-                              bias_feature, radius2, seed, e, p, pure=True)
+                client.submit(_local_epoch, xp, yp, w, 1 + (e - 1) * int(sizes[p]), plan.lam,
+                              bias_feature, plan.radius2, seed, e, p, pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
             results = client.gather(futures)
             w = sum(wp * (m / n) for wp, m in results)
             check_finite_weights(f"round {e}", w)
-            self._report(client, problem, n_problems, e, epochs, w, bias_feature, d, None, 0)
+            self._report(client, problem, len(plan.seeds), e, epochs, w, bias_feature, d)
         return w, epochs
 
-    def _report(self, client, problem, n_problems, t, total, w, bias_feature, d, w_sum, n_avg):
+    def _report(self, client, problem, n_problems, t, total, w, bias_feature, d):
         if self.callback is None:
             return
-        out = w_sum / n_avg if n_avg else w
         self.callback({
             "problem": problem, "n_problems": n_problems, "t": t, "iterations": t,
-            "iterations_total": total, "seconds": None, "coef": out[:d].copy(),
-            "intercept": float(out[d] * bias_feature), "gap": None, "client": client,
+            "iterations_total": total, "seconds": None, "coef": w[:d].copy(),
+            "intercept": float(w[d] * bias_feature), "gap": None, "client": client,
         })
 
 
@@ -364,6 +421,35 @@ def _check_dask_input(X, y):
     X = X.map_blocks(_checked_block, dtype=np.float64, meta=X._meta)
     y = y.map_blocks(_checked_labels, dtype=y.dtype)
     return X, y
+
+
+def _row_chunks(X):
+    """X with all its columns in one chunk (each block is a set of whole rows)."""
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D; got {X.ndim}-D.")
+    return X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+
+
+#: A graph holding more than this many bytes carries its data with it
+#: (``da.from_array`` of an in-memory array): its chunks are scattered instead.
+LOCAL_GRAPH_BYTES = 1 << 20
+
+
+def _to_workers(client, arr):
+    """Futures of ``arr``'s chunks on the workers.
+
+    A graph that embeds its data (``da.from_array`` on an array in this process)
+    would be shipped whole to the scheduler, which warns about large graphs and
+    copies the data once more; such chunks are computed here and scattered.
+    """
+    from dask.sizeof import sizeof
+
+    blocks = arr.to_delayed().ravel().tolist()
+    if sizeof(dict(arr.__dask_graph__())) > LOCAL_GRAPH_BYTES:
+        import dask
+
+        return client.scatter(list(dask.compute(*blocks, scheduler="sync")))
+    return client.compute(blocks)
 
 
 def _checked_block(block):
@@ -427,26 +513,45 @@ def _connect(address):
     return box["client"]
 
 
-class _client:
-    """A distributed Client for the fit: a LocalCluster, or the given scheduler."""
+def _active_client():
+    """The client this process made last (``distributed.default_client``), or None."""
+    from distributed import default_client
 
-    def __init__(self, address, n_workers):
-        self.address, self.n_workers = address, n_workers
+    try:
+        return default_client()
+    except ValueError:  # no client
+        return None
+
+
+class _client:
+    """The Client of a fit: the one given, the active one, one of an address, or a LocalCluster.
+
+    Only a client (and cluster) made here is closed afterwards.
+    """
+
+    def __init__(self, scheduler, n_workers):
+        self.scheduler, self.n_workers = scheduler, n_workers
         self.cluster = self.client = None
+        self.owned = False
 
     def __enter__(self):
         from distributed import Client, LocalCluster
 
-        if self.address is None:
-            self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=":0")
-            self.client = Client(self.cluster)
+        if self.scheduler is not None and not isinstance(self.scheduler, str):
+            self.client = self.scheduler
+        elif self.scheduler is not None:
+            self.client, self.owned = _connect(self.scheduler), True
         else:
-            self.client = _connect(self.address)
+            self.client = _active_client()
+            if self.client is None:
+                self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1,
+                                            processes=True, dashboard_address=":0")
+                self.client, self.owned = Client(self.cluster, set_as_default=False), True
         return self.client
 
     def __exit__(self, *exc):
-        self.client.close()
+        if self.owned:
+            self.client.close()
         if self.cluster is not None:
             self.cluster.close()
         return False

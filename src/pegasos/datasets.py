@@ -152,6 +152,17 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
 
     ``n_ignored`` counts the stored values whose feature index is beyond
     ``n_features`` (0 when ``n_features`` is None).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from pegasos.datasets import read_svmlight
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:1\\n-1 2:1 5:2\\n")
+    >>> X, y, n_ignored = read_svmlight(path, n_features=3)
+    >>> X.shape, y.tolist(), n_ignored
+    ((2, 3), [1.0, -1.0], 1)
     """
     from sklearn.datasets import load_svmlight_file
 

@@ -122,15 +122,30 @@ def from_liblinear(path, *, lam=1e-4):
     """Read a LIBLINEAR classifier's model file as a fitted :class:`~pegasos.PegasosClassifier`.
 
     The weights give the same decisions as LIBLINEAR's ``predict``.  A model
-    file does not record the C it was trained with, so ``lam`` (default
-    1e-4, the estimator's own default when neither ``lam`` nor ``C`` is
-    given) becomes ``lam_``, used by ``duality_gap`` and by continued
-    training; pass the lambda the model was trained for, ``1 / (C n)``.
+    file records neither the C it was trained with nor the number of
+    training samples, so ``lam`` (default 1e-4) becomes ``lam_``, used by
+    ``duality_gap`` and by continued training; pass the lambda the model was
+    trained for, ``1 / (C n)``.
 
     Raises
     ------
     LiblinearFormatError
         A malformed file, or a regression or one-class model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from pegasos import PegasosClassifier
+    >>> from pegasos.interchange import from_liblinear, to_liblinear
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> clf = PegasosClassifier(lam=0.1, random_state=0).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.liblinear")
+    >>> to_liblinear(clf, path)
+    >>> back = from_liblinear(path, lam=0.1)
+    >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
+    True
     """
     from .linear import PegasosClassifier
 

@@ -29,7 +29,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -41,14 +40,16 @@ from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure
 from ._sampling import SAMPLING_MODES, IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
-from .linear import (
+from ._base import (
+    NEVER,
     PEGASOS_CONSTRAINTS,
-    batch_for,
     binary_targets,
     check_exclusive_params,
     check_finite_scores,
+    check_finite_weights,
     check_two_classes,
     loss_weights,
+    make_plan,
     positive_classes,
 )
 
@@ -122,7 +123,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         return binary_targets(self.classes_, y)
 
     def _setup(self, X, y):
-        """Classes, kernel arguments, rows, squared norms and the diagonal of K."""
+        """Classes, kernel arguments; the rows, their squared norms and the diagonal of K."""
         classes = np.unique(y)
         check_two_classes(classes)
         self.classes_ = classes
@@ -139,10 +140,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
                 "The kernel overflows on this data: squared row norms or K(x, x) are not "
                 "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
             )
-        seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(positive_classes(classes))
-        )
-        return rows, sqnorm, diag, seeds
+        return rows, sqnorm, diag
 
     def _report(self, problem, t, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
@@ -214,7 +212,7 @@ def _response_output(a, u, scal):
 BLOCK_BYTES = 128 * 2**20
 
 
-def block_columns(n_features):
+def _block_columns(n_features):
     """How many rows of ``n_features`` values fit densely in :data:`BLOCK_BYTES` (at least 1)."""
     return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
 
@@ -244,15 +242,47 @@ def _run_responses(rows, data, kern, plan, T, stream, report=None):
         seconds += time.perf_counter() - tic
         evals += e
         done += steps
+        check_finite_weights(f"iteration {t - 1}", scal)
         if report is not None:
             report(t, evals, seconds, a, u, scal)
     return a, g, u, scal, evals
 
 
+def _run_sbp(rows, data, kern, splan, plan, report=None):
+    """``plan.n_iter`` iterations of :func:`.kernel_solvers.sbp_blocks` from w = 0.
+
+    ``data``, ``kern`` and ``splan`` as that function takes them; the draws
+    come from ``plan.seeds[0]``.  Returns ((a, r, a_sum, r_sum, scal), evals).
+    """
+    n, n_problems = data[1].shape
+    state = tuple(np.zeros((n, n_problems)) for _ in range(4))
+    state += (np.zeros((_ks.SBP_SCALARS, n_problems)),)
+    rng = np.random.default_rng(plan.seeds[0])
+    per = 2 * plan.batch_size if splan[1] else plan.batch_size
+    chunk = max(1, (1 << 16) // (per * n_problems))
+    if report is not None:
+        chunk = min(chunk, max(1, math.ceil(plan.n_iter / _REPORTS)))
+    t, done, seconds, evals = 1, 0, 0.0, 0
+    while done < plan.n_iter:
+        steps = min(chunk, plan.n_iter - done)
+        draws = rng.random((steps, n_problems, per))
+        tic = time.perf_counter()
+        with one_blas_thread():
+            t, e = _ks.sbp_blocks(rows.kernel, rows.n_features, data, kern, splan, state, draws, t)
+        seconds += time.perf_counter() - tic
+        evals += e
+        done += steps
+        check_finite_weights(f"iteration {t - 1}", state[4])
+        if report is not None:
+            report(t, evals, seconds, state)
+    return state, evals
+
+
 def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed):
     """Each problem's SBP nu for ``est.C``: one pass of kernel Pegasos (no intercept).
 
-    nu = L / ||w|| (section 2.2 of the notes) for its last iterate w: the mean
+    nu = L / ||w|| (the SVM solution of lambda has average slack L / ||w|| in
+    margin units) for its last iterate w: the mean
     hinge loss L from the responses and ||w||^2 from the solver's state, so the
     estimate costs the pass's kernel evaluations and nothing more.  Returns
     (nu per problem, kernel evaluations).
@@ -260,8 +290,8 @@ def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed):
     n = rows.n_rows
     lam = 1.0 / (est.C * n)
     k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
-    plan = (k, lam, 1.0 / lam, _ks.PEGASOS, np.iinfo(np.int64).max,
-            block_columns(rows.n_features))
+    plan = (k, lam, 1.0 / lam, _ks.PEGASOS, NEVER,
+            _block_columns(rows.n_features))
     _, g, _, scal, evals = _run_responses(
         rows, (sqnorm, diag, Y, np.ones(n)), (*est._kargs, 0.0), plan, max(1, math.ceil(n / k)),
         IndexStream("permutation", n, np.random.default_rng(seed)),
@@ -292,19 +322,13 @@ class _ResponseSolver(_KernelClassifier):
     def _fit(self, X, y, sample_weight):
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
-        rows, sqnorm, diag, seeds = self._setup(X, y)
+        rows, sqnorm, diag = self._setup(X, y)
         n = rows.n_rows
-        sw = loss_weights(X, y, sample_weight, getattr(self, "class_weight", None), self.classes_)
-        lam = self._lam(n)
+        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         bias2 = self._bias2()
-        T, k = self._budget(n), batch_for(self._batch_size(), n)
-        radius2 = float(np.mean(sw)) / lam if self._projection() else 0.0
-        suffix = self._suffix()
-        avg_start = (
-            np.iinfo(np.int64).max
-            if suffix is None
-            else (1 if suffix == 1.0 else T - max(1, math.ceil(suffix * T)) + 1)
-        )
+        plan = self.plan_ = self._plan(n, sw)
+        if self._mode == _ks.PEGASOS:
+            self.lam_ = plan.lam
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
         report = None
         if self.callback is not None:
@@ -315,8 +339,9 @@ class _ResponseSolver(_KernelClassifier):
 
         a, _, u, scal, evals = _run_responses(
             rows, (sqnorm, diag + bias2, Y, sw), (*self._kargs, bias2),
-            (k, lam, radius2, self._mode, avg_start, block_columns(rows.n_features)), T,
-            IndexStream(self.sampling, n, np.random.default_rng(seeds[0])), report,
+            (plan.batch_size, plan.lam, plan.radius2, self._mode, plan.avg_start(1),
+             _block_columns(rows.n_features)), plan.n_iter,
+            IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])), report,
         )
         coef = _response_output(a, u, scal)
         if not np.all(np.isfinite(coef)):
@@ -325,7 +350,7 @@ class _ResponseSolver(_KernelClassifier):
             )
         self._set_support(X, y, coef.T, bias2 * coef.sum(axis=0))
         self.n_kernel_evals_ = int(evals)
-        self.n_iter_ = int(T)
+        self.n_iter_ = int(plan.n_iter)
         return self._fit_probability(X, y, sample_weight)
 
     def _bias2(self):
@@ -364,7 +389,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         passes over the data; the default is :math:`\lceil 10/(\lambda k)\rceil`
         iterations: :math:`10/\lambda` examples drawn, 10 C passes.
     batch_size : int, default=16
-        k, the examples drawn per iteration (seed 004's mini-batch step, all
+        k, the examples drawn per iteration (the Pegasos paper's mini-batch step, all
         judged with :math:`w_t`).  The violators of a batch, over every
         one-vs-rest problem, cost one pass over the data for all their kernel
         columns.  Measured on 10,000 Fashion-MNIST rows (10 classes, C = 10):
@@ -408,6 +433,16 @@ class KernelPegasosClassifier(_ResponseSolver):
     n_kernel_evals_ : int
         Kernel evaluations during training (n per violation, summed over the
         problems; the n diagonal values once).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from pegasos import KernelPegasosClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X = X / 16                                  # pixels in [0, 1]
+    >>> clf = KernelPegasosClassifier(C=10, random_state=0).fit(X[:1000], y[:1000])
+    >>> clf.dual_coef_.shape[0], round(clf.score(X[1000:], y[1000:]), 1) >= 0.9
+    (10, True)
     """
 
     _parameter_constraints: dict = {
@@ -448,28 +483,14 @@ class KernelPegasosClassifier(_ResponseSolver):
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
 
-    def _lam(self, n):
-        self.lam_ = float(self.lam) if self.lam is not None else 1.0 / ((self.C or 1.0) * n)
-        return self.lam_
-
-    def _budget(self, n):
-        if self.n_iter is not None:
-            return int(self.n_iter)
-        k = batch_for(self.batch_size, n)
-        if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / k))
-        return max(1, math.ceil(10.0 / (self.lam_ * k)))  # 10 / lambda examples drawn
-
-    def _batch_size(self):
-        return self.batch_size
-
-    def _projection(self):
-        return self.projection
-
-    def _suffix(self):
-        if self.average is False:
-            return None
-        return 1.0 if self.average is True else float(self.average)
+    def _plan(self, n, weights):
+        """Budget: 10/lambda examples drawn by default (each iteration costs k columns)."""
+        return make_plan(
+            lam=self.lam, C=self.C, n=n, n_iter=self.n_iter, n_epochs=self.n_epochs,
+            batch_size=self.batch_size, average=self.average, radius2=None,
+            projection=self.projection, weights=weights, random_state=self.random_state,
+            n_problems=1, default="examples",
+        )
 
 
 class KernelPerceptron(_ResponseSolver):
@@ -483,8 +504,10 @@ class KernelPerceptron(_ResponseSolver):
     Parameters
     ----------
     kernel, gamma, coef0, degree : as :class:`KernelPegasosClassifier`
-    n_epochs : float > 0, default=1.0
-        Passes over the data.
+    n_iter : int >= 1, default=None
+        Iterations of ``batch_size`` examples (give this or ``n_epochs``).
+    n_epochs : float > 0, default=None
+        Passes over the data; the default is one pass.
     batch_size : int >= 1, default=16
         Examples judged per iteration with the same iterate; the mistakes of a
         batch, over every one-vs-rest problem, cost one block of kernel
@@ -525,7 +548,8 @@ class KernelPerceptron(_ResponseSolver):
     _mode = _ks.PERCEPTRON
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "n_epochs": [Interval(Real, 0, None, closed="neither")],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "sampling": [StrOptions(set(SAMPLING_MODES))],
         "average": ["boolean"],
@@ -535,7 +559,7 @@ class KernelPerceptron(_ResponseSolver):
     }
 
     def __init__(
-        self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_epochs=1.0,
+        self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None, n_epochs=None,
         batch_size=16, sampling="permutation", average=True, fit_intercept=True,
         intercept_scaling=1.0, class_weight=None, cache_size=200.0, random_state=None,
         probability=False, callback=None,
@@ -549,6 +573,7 @@ class KernelPerceptron(_ResponseSolver):
         self.gamma = gamma
         self.coef0 = coef0
         self.degree = degree
+        self.n_iter = n_iter
         self.n_epochs = n_epochs
         self.sampling = sampling
         self.average = average
@@ -563,22 +588,16 @@ class KernelPerceptron(_ResponseSolver):
         A mistake on example i adds s_i y_i phi(x_i), with s_i its
         ``sample_weight`` times its ``class_weight``.
         """
+        check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
 
-    def _lam(self, n):
-        return 1.0  # unused in Perceptron mode
-
-    def _budget(self, n):
-        return max(1, math.ceil(self.n_epochs * n / batch_for(self.batch_size, n)))
-
-    def _batch_size(self):
-        return self.batch_size
-
-    def _projection(self):
-        return False
-
-    def _suffix(self):
-        return 1.0 if self.average else None
+    def _plan(self, n, weights):
+        """One pass by default, no projection; lambda is unused in Perceptron mode."""
+        return make_plan(
+            lam=1.0, C=None, n=n, n_iter=self.n_iter, n_epochs=self.n_epochs,
+            batch_size=self.batch_size, average=self.average, radius2=0.0,
+            random_state=self.random_state, n_problems=1, default=("epochs", 1.0),
+        )
 
 
 class SBPClassifier(_KernelClassifier):
@@ -620,6 +639,8 @@ class SBPClassifier(_KernelClassifier):
     kernel, gamma, coef0, degree : as :class:`sklearn.svm.SVC`
     n_iter : int >= 1, default=None
         Iterations; default: ceil(n / batch_size), one draw per sample.
+    n_epochs : float > 0, default=None
+        The budget in passes instead: ceil(n_epochs * n / batch_size) iterations.
     batch_size : int >= 1, default=16
         Draws per iteration and problem (two per class with an intercept).
     average : bool, default=True
@@ -657,6 +678,17 @@ class SBPClassifier(_KernelClassifier):
         The nu of each problem (given, or estimated from ``C``).
     n_iter_ : int
     n_kernel_evals_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from pegasos import SBPClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = SBPClassifier(C=1, n_epochs=3, random_state=0).fit(X, y)
+    >>> clf.nu_.shape, clf.score(X, y) > 0.95
+    ((1,), True)
     """
 
     _parameter_constraints: dict = {
@@ -664,6 +696,7 @@ class SBPClassifier(_KernelClassifier):
         "nu": [Interval(Real, 0, None, closed="left"), "array-like", None],
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "average": ["boolean"],
         "fit_intercept": ["boolean"],
@@ -671,7 +704,7 @@ class SBPClassifier(_KernelClassifier):
 
     def __init__(
         self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
-        batch_size=16, average=True, fit_intercept=False, cache_size=200.0, random_state=None,
+        n_epochs=None, batch_size=16, average=True, fit_intercept=False, cache_size=200.0, random_state=None,
         probability=False, callback=None,
     ):
         self.probability = probability
@@ -684,6 +717,7 @@ class SBPClassifier(_KernelClassifier):
         self.coef0 = coef0
         self.degree = degree
         self.n_iter = n_iter
+        self.n_epochs = n_epochs
         self.batch_size = batch_size
         self.average = average
         self.fit_intercept = fit_intercept
@@ -694,61 +728,64 @@ class SBPClassifier(_KernelClassifier):
         """Fit by ``n_iter`` mini-batch SBP iterations, every one-vs-rest problem at once."""
         if self.nu is not None and self.C is not None:
             raise ValueError("Give either nu or C, not both.")
+        check_exclusive_params(self)
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
-        rows, sqnorm, diag, seeds = self._setup(X, y)
+        rows, sqnorm, diag = self._setup(X, y)
         n = rows.n_rows
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
-        n_problems = Y.shape[1]
         if self.fit_intercept and np.any(np.all(Y > 0, axis=0) | np.all(Y < 0, axis=0)):
             raise ValueError("the biased SBP needs both classes in every problem")
+        # one pass by default: one draw per sample and problem
+        plan = self.plan_ = make_plan(
+            lam=1.0, C=None, n=n, n_iter=self.n_iter, n_epochs=self.n_epochs,
+            batch_size=self.batch_size, average=self.average, radius2=0.0,
+            random_state=self.random_state, n_problems=1, default=("epochs", 1.0),
+        )
         evals = 0
         if self.C is not None:
-            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, seeds[0])
+            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, plan.seeds[0])
         else:
-            nu = self._nu_array(n_problems)
+            nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
-        k = batch_for(self.batch_size, n)
-        T = self.n_iter if self.n_iter is not None else max(1, math.ceil(n / k))
         radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
-        plan = (radius, self.fit_intercept, 1 if self.average else np.iinfo(np.int64).max,
-                block_columns(rows.n_features))
-        a, r, a_sum, r_sum = (np.zeros((n, n_problems)) for _ in range(4))
-        scal = np.zeros((_ks.SBP_SCALARS, n_problems))
-        rng = np.random.default_rng(seeds[0])
-        per = 2 * k if self.fit_intercept else k
-        chunk = max(1, (1 << 16) // (per * n_problems))
-        if self.callback is not None:
-            chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
-        t, done, seconds = 1, 0, 0.0
-        data = (sqnorm, Y, n * nu)
-        while done < T:
-            steps = min(chunk, T - done)
-            draws = rng.random((steps, n_problems, per))
-            tic = time.perf_counter()
-            with one_blas_thread():
-                t, e = _ks.sbp_blocks(rows.kernel, rows.n_features, data, self._kargs, plan,
-                                      (a, r, a_sum, r_sum, scal), draws, t)
-            seconds += time.perf_counter() - tic
-            evals += e
-            done += steps
-            if self.callback is not None:
-                for c in range(n_problems):
-                    coef, b, _, _ = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
-                                                     r_sum[:, c], scal[_ks.SBP_N_AVG, c],
-                                                     n * nu[c])
-                    self._report(c, t - 1, evals, seconds, coef, b)
+        state, more = _run_sbp(rows, (sqnorm, Y, n * nu), self._kargs,
+                               (radius, self.fit_intercept, plan.avg_start(1),
+                                _block_columns(rows.n_features)), plan, self._sbp_report(Y, nu))
+        self._sbp_finish(X, y, Y, nu, state)
+        self.n_kernel_evals_ = int(evals + more)
+        self.n_iter_ = int(plan.n_iter)
+        return self._fit_probability(X, y)
+
+    def _sbp_report(self, Y, nu):
+        """The callback's reporter for :func:`_run_sbp`, or None."""
+        if self.callback is None:
+            return None
+        n = Y.shape[0]
+
+        def report(t, evals, seconds, state):
+            a, r, a_sum, r_sum, scal = state
+            for c in range(Y.shape[1]):
+                coef, b, _, _ = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
+                                                 r_sum[:, c], scal[_ks.SBP_N_AVG, c], n * nu[c])
+                self._report(c, t - 1, evals, seconds, coef, b)
+        return report
+
+    def _sbp_finish(self, X, y, Y, nu, state):
+        """Support vectors, intercepts and water levels of every problem's output model."""
+        a, r, a_sum, r_sum, scal = state
+        n = Y.shape[0]
         coefs, intercepts, margins = [], [], []
-        for c in range(n_problems):
+        for c in range(Y.shape[1]):
             coef, b, kappa, scale = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
                                                      r_sum[:, c], scal[_ks.SBP_N_AVG, c],
                                                      n * nu[c])
             if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
-                    f"({kappa / scale:.3g}) for nu={nu[c]:.4g} after {T} iterations, so it "
-                    "cannot be rescaled to margin 1 and is returned as it is (normalised by its "
-                    "number of iterates); increase n_iter or nu.",
+                    f"({kappa / scale:.3g}) for nu={nu[c]:.4g} after {self.plan_.n_iter} "
+                    "iterations, so it cannot be rescaled to margin 1 and is returned as it is "
+                    "(normalised by its number of iterates); increase n_iter or nu.",
                     ConvergenceWarning,
                 )
             if not (np.all(np.isfinite(coef)) and np.isfinite(b)):
@@ -760,9 +797,6 @@ class SBPClassifier(_KernelClassifier):
             margins.append(kappa / scale)
         self._set_support(X, y, coefs, intercepts)
         self.margin_ = np.asarray(margins)
-        self.n_kernel_evals_ = int(evals)
-        self.n_iter_ = int(T)
-        return self._fit_probability(X, y)
 
     def _nu_array(self, n_problems):
         nu = np.broadcast_to(np.asarray(0.1 if self.nu is None else self.nu, dtype=np.float64),
@@ -869,7 +903,19 @@ def _decision_values(rows_x, rows_sv, coef, kargs):
 
 
 def one_blas_thread():
-    """BLAS limited to one thread: the kernel engine runs its own threads over tiles."""
+    """BLAS limited to one thread: the kernel engine runs its own threads over tiles.
+
+    A context manager (threadpoolctl's ``threadpool_limits``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos.kernel import one_blas_thread
+    >>> with one_blas_thread():
+    ...     product = np.ones((64, 64)) @ np.ones((64, 64))
+    >>> float(product[0, 0])
+    64.0
+    """
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")

@@ -3,27 +3,33 @@
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import (
+    PEGASOS_CONSTRAINTS,
+    binary_targets,
+    check_exclusive_params,
+    check_finite_scores,
+    check_finite_weights,
+    check_two_classes,
+    loss_weights,
+    make_plan,
+    resolve_lam,
+)
 from ._numba import linear as _k
 from ._probability import ProbabilityMixin
-from ._rows import as_rows, check_sparse_structure
-from ._sampling import SAMPLING_MODES, IndexStream
-from ._sklearn_private import (
-    Interval,
-    LinearClassifierMixin,
-    StrOptions,
-    _check_sample_weight,
-    _fit_context,
-)
+from ._rows import Rows, as_rows, check_sparse_structure
+from ._sampling import IndexStream
+from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from .objective import gap_from_rows
 
 # Examples drawn per compiled call when nothing needs checking between calls:
@@ -31,22 +37,6 @@ from .objective import gap_from_rows
 # small enough that the index buffer (512 KiB) stays in cache (measured: 4 MiB
 # blocks cost ~4 ns more per example on a9a).
 _BLOCK_DRAWS = 1 << 16
-
-
-#: The constraints of the parameters that linear and kernel Pegasos share.
-PEGASOS_CONSTRAINTS: dict = {
-    "lam": [Interval(Real, 0, None, closed="neither"), None],
-    "C": [Interval(Real, 0, None, closed="neither"), None],
-    "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-    "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
-    "sampling": [StrOptions(set(SAMPLING_MODES))],
-    "projection": ["boolean"],
-    "average": ["boolean", Interval(Real, 0, 1, closed="right")],
-    "fit_intercept": ["boolean"],
-    "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-    "class_weight": [dict, StrOptions({"balanced"}), None],
-}
 
 
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
@@ -77,7 +67,9 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     ----------
     lam : float > 0, default=None
         The regularisation :math:`\lambda` of the paper (``alpha`` in
-        ``SGDClassifier``).  None means 1e-4, unless ``C`` is given.
+        ``SGDClassifier``).  None: from ``C``, whose default is 1 (as
+        ``LinearSVC`` and ``SVC``), i.e. :math:`\lambda = 1/n`.
+        :meth:`partial_fit` needs ``lam``.
     C : float > 0, default=None
         LIBLINEAR/LIBSVM's form of the same parameter: :math:`\lambda =
         1/(C\,n)` with :math:`n` the number of training samples.  Give
@@ -196,7 +188,17 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         the last iteration; ``warm_start`` and :meth:`partial_fit` continue it).
     duality_gap_ : list of DualityGap or None
         The last certificate of each binary problem when ``tol`` or
-        ``track_objective`` is set, else None (call :meth:`duality_gap`).
+        ``track_objective`` is set, else None (call :meth:`duality_gap`).  A
+        certificate costs three passes over the data: 16-50% of a default
+        fit on the benchmark sets (BENCHMARKS.md, section 10), so a default
+        fit does not compute one.
+    state_ : PegasosState
+        The solver state the next :meth:`partial_fit` or ``warm_start`` fit
+        continues from, and that :meth:`duality_gap` reads the dual vector
+        from; saved and loaded with the model.
+    plan_ : FitPlan
+        The numbers the last call ran with: lambda, iterations, batch size,
+        averaged iterates, projection radius, seeds.
     objective_history_ : list of dict
         With ``track_objective``: per binary problem, arrays ``t``,
         ``primal``, ``dual`` and ``time`` (solver seconds) at each check.
@@ -233,13 +235,10 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         "init": [StrOptions({"zero", "random"})],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
         "check_every": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "track_objective": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
-        "callback": [callable, None],
-        "probability": ["boolean"],
     }
 
     def __init__(
@@ -320,15 +319,14 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         X, y = self._validate_xy(X, y, reset=True)
         classes = np.unique(y)
         check_two_classes(classes)
-        n = X.shape[0]
-        lam = self._effective_lam(n)
-        keep = self.warm_start and self._can_continue(classes, X.shape[1], lam)
+        sw = loss_weights(X, y, sample_weight, self.class_weight, classes)
+        plan = self.fit_plan(X.shape[0], len(classes), sw)
+        keep = self.warm_start and self._can_continue(classes, X.shape[1], plan.lam)
         if not keep:
             self.classes_ = classes
-            self.lam_ = lam
-        sw = self._loss_weights(X, y, sample_weight)
-        T = self._budget(n)
-        self._solve(X, y, sw, T, reset=not keep, suffix=self._suffix_fraction(), keep_alpha=True)
+            self.lam_ = plan.lam
+        self.plan_ = plan
+        self._solve(X, y, sw, plan, reset=not keep, keep_alpha=True)
         return self._fit_probability(X, y, sample_weight)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -341,6 +339,11 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         solved as one Pegasos run.  With ``average=True`` the average runs
         over all calls' iterates; with a float ``average`` (suffix averaging)
         it covers the last fraction of this call's iterates.
+
+        ``lam`` must be given: ``C`` (and the default ``C = 1``) mean
+        :math:`\lambda = 1/(C n)`, and a stream of batches has no fixed n.
+        No certificate is computed (Pegasos' dual coefficients refer to one
+        training set); call :meth:`duality_gap` on the data you care about.
 
         Parameters
         ----------
@@ -364,7 +367,6 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             classes = np.unique(classes)
             check_two_classes(classes)
             self.classes_ = classes
-            self.lam_ = self._effective_lam(None)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()} is not the same as on the first "
@@ -376,11 +378,42 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
                 f"y has labels {unseen.tolist()} that are not in classes {self.classes_.tolist()}."
             )
         sw = self._loss_weights(X, y, sample_weight)
-        T = self.n_iter or math.ceil(
-            (self.n_epochs or 1.0) * X.shape[0] / batch_for(self.batch_size, X.shape[0])
+        if first:
+            self.lam_ = resolve_lam(self.lam, None, None)  # partial_fit needs lam
+        # the batch's own budget: n_iter, or n_epochs (default 1) passes over it
+        plan = make_plan(
+            lam=self.lam_, C=None, n=X.shape[0], n_iter=self.n_iter,
+            n_epochs=self.n_epochs or 1.0, batch_size=self.batch_size, average=self.average,
+            radius2=None, projection=self.projection, weights=sw,
+            random_state=self.random_state, n_problems=len(binary_targets(self.classes_, y)),
         )
-        self._solve(X, y, sw, T, reset=first, suffix=self._suffix_fraction(), keep_alpha=False)
+        self.plan_ = plan
+        self._solve(X, y, sw, plan, reset=first or not hasattr(self, "state_"),
+                    keep_alpha=False)
         return self
+
+    def fit_plan(self, n_samples, n_classes=2, sample_weight=None):
+        """The :class:`~pegasos._base.FitPlan` that :meth:`fit` runs on ``n_samples`` samples.
+
+        Lambda, the iterations T, the batch size, how many last iterates are
+        averaged, the projection radius and one seed per one-vs-rest problem,
+        resolved from the parameters exactly as :meth:`fit` resolves them (the
+        fitted estimator keeps its plan as ``plan_``).
+
+        Examples
+        --------
+        >>> from pegasos import PegasosClassifier
+        >>> plan = PegasosClassifier(n_epochs=2, batch_size=4).fit_plan(1000)
+        >>> plan.lam, plan.n_iter, plan.avg_start(1)
+        (0.001, 500, 251)
+        """
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        return make_plan(
+            lam=self.lam, C=self.C, n=n_samples, n_iter=self.n_iter, n_epochs=self.n_epochs,
+            batch_size=self.batch_size, average=self.average, radius2=None,
+            projection=self.projection, weights=weights, random_state=self.random_state,
+            n_problems=1 if n_classes == 2 else n_classes,
+        )
 
     def decision_function(self, X):
         """Signed distance to the hyperplane of each one-vs-rest problem.
@@ -406,13 +439,11 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         X, y = self._validate_xy(X, y, reset=False)
         sw = self._loss_weights(X, y, sample_weight)
         rows = as_rows(X)
-        bias_feature, unreg = self._intercept_layout()
-        out = []
-        for c, y_pm in enumerate(self._binary_targets(y)):
-            w, b = self._output_model(c)
-            alpha = self._pegasos_alpha(c, y_pm)
-            out.append(gap_from_rows(rows, y_pm, sw, self.lam_, w, bias_feature, b, unreg, alpha))
-        return out
+        layout = self._intercept_layout()
+        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=True)
+        return [_certificate(_Problem(rows, target, sw, self.lam_, layout, sqnorms),
+                             self.state_, c)
+                for c, target in enumerate(self._binary_targets(y))]
 
     # ------------------------------------------------------------ internals
 
@@ -434,48 +465,31 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
 
     def _more_validate_params(self, partial):
         check_exclusive_params(self)
-        if partial and self.probability:
+        if not partial:
+            return
+        if self.probability:
             raise ValueError(
                 "probability=True needs fit: its sigmoids are fitted by cross-validation on "
                 "the whole training set, which partial_fit does not see."
             )
-        if partial:
-            if self.C is not None:
-                raise ValueError(
-                    "partial_fit needs lam: C fixes lam = 1 / (C * n_samples), and a "
-                    "stream of batches has no fixed n_samples."
-                )
-            if self.class_weight == "balanced":
-                raise ValueError(
-                    "class_weight='balanced' needs the class counts of the whole training "
-                    "set, which partial_fit does not see; pass a dict of class weights."
-                )
-
-    def _suffix_fraction(self):
-        if isinstance(self.average, (bool, np.bool_)):
-            return None
-        return float(self.average)
-
-    def _budget(self, n):
-        if self.n_iter is not None:
-            return int(self.n_iter)
-        if self.n_epochs is not None:
-            return max(1, math.ceil(self.n_epochs * n / batch_for(self.batch_size, n)))
-        return max(1, math.ceil(10.0 / self.lam_))
+        if self.C is not None:
+            raise ValueError(
+                "partial_fit needs lam, not C: C fixes lam = 1 / (C * n_samples), and a "
+                "stream of batches has no fixed n_samples."
+            )
+        if self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' needs the class counts of the whole training "
+                "set, which partial_fit does not see; pass a dict of class weights."
+            )
 
     def _can_continue(self, classes, n_features, lam):
         return (
-            hasattr(self, "_v")
+            hasattr(self, "state_")
             and np.array_equal(classes, self.classes_)
             and n_features == self.n_features_in_
             and lam == self.lam_
         )
-
-    def _effective_lam(self, n):
-        """lambda from ``C`` (needs n), from ``lam``, or the default 1e-4."""
-        if self.C is not None:
-            return 1.0 / (self.C * n)
-        return 1e-4 if self.lam is None else float(self.lam)
 
     def _loss_weights(self, X, y, sample_weight):
         return loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
@@ -486,267 +500,353 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     def _intercept_layout(self):
         """(bias_feature, unregularised?) for the kernels."""
         if not self.fit_intercept:
-            return 0.0, False
+            return Layout(0.0, False)
         if self.intercept_mode == "augment":
-            return float(self.intercept_scaling), False
-        return 0.0, True
+            return Layout(float(self.intercept_scaling), False)
+        return Layout(0.0, True)
 
-    def _output_model(self, c):
+    def _solve(self, X, y, sw, plan, reset, keep_alpha):
+        """Run ``plan`` on every binary problem from ``state_`` (new when ``reset``)."""
+        rows = as_rows(X)
+        targets = self._binary_targets(y)
+        n_problems, d = len(targets), X.shape[1]
+        layout = self._intercept_layout()
+        if reset:
+            self.state_ = PegasosState.start(n_problems, d)
+        if reset or not hasattr(self, "objective_history_"):
+            self.objective_history_ = [_new_history() for _ in range(n_problems)]
+        self.state_.keep_alpha(rows.n_rows if keep_alpha else 0)
+        if plan.n_average:  # suffix averaging: this call's last iterates only
+            self.state_.restart_average()
+        _check_first_step(rows, sw, plan.lam, plan.batch_size, layout.bias_feature)
+        monitor = _Monitor(
+            n_problems=n_problems, total=plan.n_iter, d=d, layout=layout, tol=self.tol,
+            track=self.track_objective, check_every=self.check_every, verbose=self.verbose,
+            callback=self.callback, history=self.objective_history_)
+        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=n_problems > 1 or monitor.checking)
+        jobs = [delayed(fit_binary)(rows, targets[c], sw, plan, self.state_, c, monitor,
+                                    layout=layout, sampling=self.sampling, init=self.init,
+                                    sqnorms=sqnorms)
+                for c in range(n_problems)]
+        n_jobs = 1 if n_problems == 1 or self.n_jobs is None else self.n_jobs
+        done = Parallel(n_jobs=n_jobs, prefer="threads")(jobs)
+        self.n_iter_ = int(max(done))
+        self.t_ = int(self.state_.t.max() - 1)
+        self.objective_history_ = monitor.histories()
+        # No certificate unless asked for (tol, track_objective): at the end of a
+        # default fit it would cost 16-50% of the fit on the benchmark sets
+        # (benchmarks/results/certificate.md), above the 10% that pays.
+        self.duality_gap_ = monitor.gaps
+        if self.tol is not None:
+            _warn_unconverged(monitor.gaps, self.tol, plan.n_iter)
+        self.coef_, self.intercept_ = self.state_.coef_intercept(layout)
+
+
+class Layout(NamedTuple):
+    """Where the intercept lives: an augmented constant feature, or a free ``b``.
+
+    ``bias_feature``: the value of the constant feature appended to every row
+    (0: none); ``unregularized``: a free intercept outside the norm.
+
+    Examples
+    --------
+    >>> from pegasos.linear import Layout
+    >>> Layout(1.0, False).bias_feature
+    1.0
+    """
+
+    bias_feature: float
+    unregularized: bool
+
+
+class _Problem(NamedTuple):
+    """One binary problem's data, in the compiled code's layout."""
+
+    rows: object
+    target: np.ndarray
+    weights: np.ndarray
+    lam: float
+    layout: Layout
+    sqnorms: "_SquaredNorms"
+
+
+@dataclass
+class PegasosState:
+    """Linear Pegasos' solver state: all a fit continues from, one row per binary problem.
+
+    The weights are ``w = scal[A] * v`` (``v`` has one more entry than there are
+    features, the augmented intercept feature's), the running average is
+    ``u + scal[BETA] * v`` over ``scal[N_AVG]`` iterates, ``t`` is the next
+    step of each problem, and ``gamma``/``ugamma`` are the expansion
+    coefficients of ``v`` and of the average in the training rows (empty after
+    :meth:`~PegasosClassifier.partial_fit`), from which the certificate's dual
+    vector is read.  See :mod:`pegasos._numba.linear` for ``scal``'s layout.
+    Saved and loaded by :func:`pegasos.save_model`/:func:`pegasos.load_model`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from pegasos import PegasosClassifier
+    >>> clf = PegasosClassifier(lam=0.01, random_state=0).fit(*load_iris(return_X_y=True))
+    >>> clf.state_.v.shape, clf.state_.t.tolist() == [clf.t_ + 1] * 3
+    ((3, 5), True)
+    """
+
+    v: np.ndarray
+    u: np.ndarray
+    scal: np.ndarray
+    t: np.ndarray
+    gamma: np.ndarray
+    ugamma: np.ndarray
+
+    @classmethod
+    def start(cls, n_problems, d):
+        """w = 0 for every problem, at step 1."""
+        scal = np.zeros((n_problems, _k.N_SCALARS))
+        scal[:, _k.A] = 1.0
+        return cls(v=np.zeros((n_problems, d + 1)), u=np.zeros((n_problems, d + 1)), scal=scal,
+                   t=np.ones(n_problems, dtype=np.int64), gamma=np.zeros((n_problems, 0)),
+                   ugamma=np.zeros((n_problems, 0)))
+
+    @classmethod
+    def from_model(cls, coef, intercept, layout, t):
+        """The state of a model known only by ``coef_``/``intercept_``, at step t (no average)."""
+        n_problems, d = coef.shape
+        state = cls.start(n_problems, d)
+        state.v[:, :d] = coef
+        if layout.bias_feature:
+            state.v[:, d] = np.asarray(intercept) / layout.bias_feature
+        elif layout.unregularized:
+            state.scal[:, _k.BIAS] = intercept
+        state.scal[:, _k.WNORM2] = np.einsum("ij,ij->i", state.v, state.v)
+        state.t[:] = t
+        return state
+
+    def keep_alpha(self, n_rows):
+        """Track dual coefficients for ``n_rows`` training rows (0: none); they refer to one set."""
+        if self.gamma.shape[1] != n_rows:
+            self.gamma = np.zeros((self.v.shape[0], n_rows))
+            self.ugamma = np.zeros((self.v.shape[0], n_rows))
+
+    def restart_average(self):
+        self.u[:] = 0.0
+        self.ugamma[:] = 0.0
+        self.scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
+
+    def output(self, c):
         """(w of length d+1, unregularised b) of binary problem c: averaged or last."""
-        v, u, s = self._v[c], self._u[c], self._scal[c]
+        v, u, s = self.v[c], self.u[c], self.scal[c]
         if s[_k.N_AVG] > 0:
             return (u + s[_k.BETA] * v) / s[_k.N_AVG], s[_k.BIAS_SUM] / s[_k.N_AVG]
         return s[_k.A] * v, s[_k.BIAS]
 
-    def _pegasos_alpha(self, c, y_pm):
+    def alpha(self, c, target, lam):
         """Pegasos' implicit dual vector for the output model of problem c (or None)."""
-        gamma = self._gamma[c]
-        if gamma.shape[0] != y_pm.shape[0]:
+        gamma = self.gamma[c]
+        if gamma.shape[0] != target.shape[0]:
             return None
-        s = self._scal[c]
+        s = self.scal[c]
         if s[_k.N_AVG] > 0:
-            coef = (self._ugamma[c] + s[_k.BETA] * gamma) / s[_k.N_AVG]
+            coef = (self.ugamma[c] + s[_k.BETA] * gamma) / s[_k.N_AVG]
         else:
             coef = s[_k.A] * gamma
-        return self.lam_ * len(y_pm) * coef * y_pm
+        return lam * len(target) * coef * target
 
-    def _solve(self, X, y, sw, T, reset, suffix, keep_alpha):
-        rows = as_rows(X)
-        targets = self._binary_targets(y)
-        n_problems = len(targets)
-        d = X.shape[1]
-        bias_feature, unreg = self._intercept_layout()
-        radius2 = float(np.mean(sw)) / self.lam_ if self.projection else 0.0
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=n_problems)
-        checking = self.tol is not None or self.track_objective
-        if reset:
-            self._v = np.zeros((n_problems, d + 1))
-            self._u = np.zeros((n_problems, d + 1))
-            self._scal = np.zeros((n_problems, _k.N_SCALARS))
-            self._scal[:, _k.A] = 1.0
-            self._t = np.ones(n_problems, dtype=np.int64)
-            self._gamma = self._ugamma = np.zeros((n_problems, 0))
-            self.objective_history_ = [
-                {"t": [], "primal": [], "dual": [], "time": []} for _ in range(n_problems)
-            ]
-        else:  # a continued run extends its history
-            self.objective_history_ = [
-                {key: list(val) for key, val in hist.items()} for hist in self.objective_history_
-            ]
-        self.duality_gap_ = [None] * n_problems if checking else None
-        n_alpha = rows.n_rows if keep_alpha else 0
-        if self._gamma.shape[1] != n_alpha:
-            # Pegasos' dual coefficients refer to the rows of one training set.
-            self._gamma = np.zeros((n_problems, n_alpha))
-            self._ugamma = np.zeros((n_problems, n_alpha))
-        if suffix is not None:
-            # Suffix averaging restarts the average for this fit's last iterates.
-            self._ugamma[:] = 0.0
-            self._u[:] = 0.0
-            self._scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
-        # ||x_i||^2 + bias_feature^2, filled block by block for the rows drawn
-        # until an epoch's worth of draws, then all at once (a short run never
-        # touches most rows, so its cost does not grow with n; a long one
-        # stops checking).  Filled up front when one-vs-rest problems share it
-        # across threads, and when a certificate, which needs every row, is due.
-        k = batch_for(self.batch_size, rows.n_rows)
-        _check_first_step(rows, sw, self.lam_, k, bias_feature)
-        sqnorm = np.full(rows.n_rows, -1.0)
-        # [all filled, draws so far]; one list shared by the problems' runs
-        norms_done = [n_problems > 1 or checking, 0]
-        if norms_done[0]:
-            _k.fill_sqnorms(rows.kernel, sqnorm, bias_feature)
-        per_epoch = math.ceil(rows.n_rows / k)
-        block = max(1, round(self.check_every * per_epoch)) if checking else max(1, _BLOCK_DRAWS // k)
+    def coef_intercept(self, layout):
+        """``coef_`` (n_problems, d) and ``intercept_`` of the output models."""
+        outputs = [self.output(c) for c in range(self.v.shape[0])]
+        coef = np.array([w[:-1] for w, _ in outputs])
+        intercept = np.array([w[-1] * layout.bias_feature + b for w, b in outputs])
+        return coef, intercept
 
-        def _report(c, t, done, elapsed, gap):
-            if self.callback is None:
-                return
-            w, b = self._output_model(c)
-            self.callback(
-                {
-                    "problem": c,
-                    "n_problems": n_problems,
-                    "t": int(t - 1),
-                    "iterations": int(done),
-                    "iterations_total": int(T),
-                    "seconds": elapsed,
-                    "coef": w[:d].copy(),
-                    "intercept": float(w[d] * bias_feature + b),
-                    "gap": gap,
-                }
-            )
+    def check(self, n_problems, d):
+        """Refuse a state whose shapes or values cannot belong to this model (a loaded file)."""
+        shapes = {"v": (n_problems, d + 1), "u": (n_problems, d + 1),
+                  "scal": (n_problems, _k.N_SCALARS), "t": (n_problems,)}
+        for name, shape in shapes.items():
+            if getattr(self, name).shape != shape:
+                raise ValueError(f"state_.{name} must have shape {list(shape)}; got "
+                                 f"{list(getattr(self, name).shape)}")
+        if self.gamma.shape != self.ugamma.shape or self.gamma.shape[0] != n_problems:
+            raise ValueError("state_.gamma and state_.ugamma must have one row per problem")
+        if not np.all(self.t >= 1):
+            raise ValueError("state_.t must be >= 1")
+        for name in ("v", "u", "scal", "gamma", "ugamma"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ValueError(f"state_.{name} holds NaN or infinite values")
 
-        def run(c):
-            v, u, scal, hist = self._v[c], self._u[c], self._scal[c], self.objective_history_[c]
-            gamma, ugamma = self._gamma[c], self._ugamma[c]
-            seed_rng = np.random.default_rng(seeds[c])
-            if reset and self.init == "random":
-                _random_init(v, scal, radius2 or 1.0 / self.lam_, bias_feature, unreg, seed_rng)
-            t0 = int(self._t[c])
-            if suffix is None:
-                avg_start = 1 if self.average else np.iinfo(np.int64).max
-            else:
-                avg_start = t0 + T - max(1, math.ceil(suffix * T))
-            stream = IndexStream(self.sampling, rows.n_rows, seed_rng)
-            t, done, elapsed = t0, 0, 0.0
-            while done < T:
-                steps = min(block, T - done)
-                idx = stream.take(steps * k)
-                tic = time.perf_counter()
-                if not norms_done[0]:
-                    norms_done[1] += idx.shape[0]
-                    if norms_done[1] >= rows.n_rows:  # an epoch's worth: fill the rest
-                        _k.fill_sqnorms(rows.kernel, sqnorm, bias_feature)
-                        norms_done[0] = True
-                    else:
-                        _k.fill_sqnorms_at(rows.kernel, sqnorm, idx, bias_feature)
-                t = _k.pegasos_steps(
-                    rows.kernel,
-                    targets[c],
-                    sw,
-                    sqnorm,
-                    idx,
-                    k,
-                    t,
-                    self.lam_,
-                    bias_feature,
-                    unreg,
-                    radius2,
-                    avg_start,
-                    v,
-                    u,
-                    gamma,
-                    ugamma,
-                    scal,
-                )
-                elapsed += time.perf_counter() - tic
-                done += steps
-                check_finite_weights(f"iteration {t - 1}", v, scal)
-                if checking:
-                    w, b = self._output_model(c)
-                    alpha = self._pegasos_alpha(c, targets[c])
-                    gap = gap_from_rows(
-                        rows, targets[c], sw, self.lam_, w, bias_feature, b, unreg, alpha, sqnorm
-                    )
-                    self.duality_gap_[c] = gap
-                    if self.track_objective:
-                        for key, val in zip(
-                            ("t", "primal", "dual", "time"), (t - 1, gap.primal, gap.dual, elapsed)
-                        ):
-                            hist[key].append(val)
-                    if self.verbose:
-                        print(
-                            f"[pegasos] problem {c}: t={t - 1} P={gap.primal:.6g} "
-                            f"D={gap.dual:.6g} rel.gap={gap.relative_gap:.3g} ({elapsed:.2f}s)"
-                        )
-                    if self.tol is not None and gap.relative_gap <= self.tol:
-                        _report(c, t, done, elapsed, gap)
-                        break
-                _report(c, t, done, elapsed, gap if checking else None)
-            self._t[c] = t
-            return done
 
-        if n_problems == 1 or self.n_jobs in (None, 1):
-            done = [run(c) for c in range(n_problems)]
+class _SquaredNorms:
+    """||x_i||^2 + bias_feature^2, computed for the rows drawn until an epoch's worth.
+
+    A short run never touches most rows, so its cost does not grow with n; after
+    an epoch's worth of draws the rest are filled at once.  Filled up front
+    (``now``) when one-vs-rest problems share it across threads, and when a
+    certificate, which needs every row, is due.
+    """
+
+    def __init__(self, rows, bias_feature, now):
+        self.rows, self.bias_feature = rows, bias_feature
+        self.values = np.full(rows.n_rows, -1.0)
+        self.done, self.drawn = False, 0
+        if now:
+            self.fill()
+
+    def fill(self):
+        if not self.done:
+            _k.fill_sqnorms(self.rows.kernel, self.values, self.bias_feature)
+            self.done = True
+
+    def at(self, idx):
+        if self.done:
+            return
+        self.drawn += idx.shape[0]
+        if self.drawn >= self.rows.n_rows:
+            self.fill()
         else:
-            done = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(run)(c) for c in range(n_problems)
-            )
-        self.n_iter_ = int(max(done))
-        self.t_ = int(self._t.max() - 1)
-        if self.tol is not None:
-            _warn_unconverged(self.duality_gap_, self.tol, T)
-        for hist in self.objective_history_:
-            for key in hist:
-                hist[key] = np.asarray(hist[key])
-        coef = np.empty((n_problems, d))
-        intercept = np.empty(n_problems)
-        for c in range(n_problems):
-            w, b = self._output_model(c)
-            coef[c] = w[:d]
-            intercept[c] = w[d] * bias_feature + b
-        self.coef_ = coef
-        self.intercept_ = intercept
+            _k.fill_sqnorms_at(self.rows.kernel, self.values, idx, self.bias_feature)
 
 
-def check_exclusive_params(est):
-    """lam and C, and n_iter and n_epochs, are alternatives: at most one of each."""
-    if est.lam is not None and est.C is not None:
-        raise ValueError(
-            f"Give either lam or C, not both (lam={est.lam!r}, C={est.C!r}); "
-            "C is converted to lam = 1 / (C * n_samples)."
+def _certificate(problem, state, c):
+    """The :class:`~pegasos.objective.DualityGap` of problem c's output model."""
+    w, b = state.output(c)
+    alpha = state.alpha(c, problem.target, problem.lam)
+    layout = problem.layout
+    return gap_from_rows(problem.rows, problem.target, problem.weights, problem.lam, w,
+                         layout.bias_feature, b, layout.unregularized, alpha,
+                         problem.sqnorms.values)
+
+
+def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Layout(1.0, False),
+               sampling="uniform", init="zero", sqnorms=None):
+    """Run ``plan.n_iter`` Pegasos iterations of binary problem c from ``state``, in place.
+
+    The module-level driver every linear fit runs, once per one-vs-rest problem
+    (in the spirit of scikit-learn's ``fit_binary``): ``X`` (dense, CSR, or
+    rows already prepared), ``target`` in {-1, +1}, the loss ``weights``, a
+    :class:`~pegasos._base.FitPlan` and a :class:`PegasosState` whose row c
+    is continued.  The draws come from ``plan.seeds[c]``.  ``monitor`` (by
+    default none: no checks) says how many iterations go to one compiled call
+    and, after each, checks the tolerance, records the history and reports.
+
+    Returns
+    -------
+    int
+        The iterations run: ``plan.n_iter``, or fewer when the tolerance is met.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos._base import make_plan
+    >>> from pegasos.linear import PegasosState, fit_binary
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> plan = make_plan(lam=0.01, C=None, n=200, n_iter=2000, n_epochs=None, batch_size=1,
+    ...                  average=0.5, radius2=None, random_state=0, n_problems=1)
+    >>> state = PegasosState.start(1, 3)
+    >>> fit_binary(X, y, np.ones(200), plan, state)
+    2000
+    >>> coef, intercept = state.coef_intercept(Layout(1.0, False))
+    >>> float(np.mean(np.sign(X @ coef[0] + intercept[0]) == y)) > 0.9
+    True
+    """
+    rows = X if isinstance(X, Rows) else as_rows(X)
+    if sqnorms is None:
+        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=False)
+    if monitor is None:
+        monitor = _Monitor(n_problems=len(plan.seeds), total=plan.n_iter, d=rows.n_features,
+                           layout=layout)
+    problem = _Problem(rows, target, weights, plan.lam, layout, sqnorms)
+    rng = np.random.default_rng(plan.seeds[c])
+    t = int(state.t[c])
+    if init == "random" and t == 1:
+        _random_init(state.v[c], state.scal[c], plan.radius2 or 1.0 / plan.lam,
+                     layout.bias_feature, rng)
+    avg_start = plan.avg_start(t)
+    stream = IndexStream(sampling, rows.n_rows, rng)
+    k, done, elapsed = plan.batch_size, 0, 0.0
+    while done < plan.n_iter:
+        steps = min(monitor.block(rows.n_rows, k), plan.n_iter - done)
+        idx = stream.take(steps * k)
+        tic = time.perf_counter()
+        sqnorms.at(idx)
+        t = _k.pegasos_steps(
+            rows.kernel, target, weights, sqnorms.values, idx, k, t, plan.lam,
+            layout.bias_feature, layout.unregularized, plan.radius2, avg_start,
+            state.v[c], state.u[c], state.gamma[c], state.ugamma[c], state.scal[c],
         )
-    if est.n_iter is not None and est.n_epochs is not None:
-        raise ValueError(
-            f"Give either n_iter (iterations) or n_epochs (passes over the data), "
-            f"not both (n_iter={est.n_iter!r}, n_epochs={est.n_epochs!r})."
-        )
+        elapsed += time.perf_counter() - tic
+        done += steps
+        check_finite_weights(f"iteration {t - 1}", state.v[c], state.scal[c])
+        state.t[c] = t
+        if monitor.after_block(problem, state, c, done, elapsed):
+            break
+    return done
 
 
-def loss_weights(X, y, sample_weight, class_weight, classes):
-    """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y), checked."""
-    sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
-    if np.any(sw < 0):
-        raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
-    if class_weight is not None:
-        cw = compute_class_weight(class_weight, classes=classes, y=y)
-        if np.any(cw < 0) or not np.all(np.isfinite(cw)):
-            bad = {c.item(): float(w) for c, w in zip(classes, cw) if not w >= 0 or w == np.inf}
-            raise ValueError(f"class_weight must be finite and non-negative; got {bad}.")
-        sw = sw * cw[np.searchsorted(classes, y)]
-    if not np.sum(sw) > 0:
-        raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
-    return sw
+def _new_history():
+    return {"t": [], "primal": [], "dual": [], "time": []}
 
 
-def positive_classes(classes):
-    """The positive class of each binary problem: classes[1], or each class one-vs-rest."""
-    return [classes[1]] if len(classes) == 2 else list(classes)
+class _Monitor:
+    """What happens between compiled calls: tolerance checks, history, verbose lines, callback."""
 
+    def __init__(self, *, n_problems, total, d, layout, tol=None, track=False, check_every=2.0,
+                 verbose=0, callback=None, history=None):
+        self.tol, self.track, self.verbose, self.callback = tol, track, verbose, callback
+        self.checking = tol is not None or track
+        self.check_every = check_every
+        self.n_problems, self.total, self.d, self.layout = n_problems, total, d, layout
+        self.gaps = [None] * n_problems if self.checking else None
+        self.history = [{key: list(val) for key, val in hist.items()}
+                        for hist in (history or [_new_history() for _ in range(n_problems)])]
 
-def binary_targets(classes, y):
-    """The {-1, +1} targets of each binary problem, one row per problem."""
-    return [np.where(y == c, 1.0, -1.0) for c in positive_classes(classes)]
+    def block(self, n_rows, k):
+        """Iterations per compiled call: ``check_every`` epochs, else ~65,536 examples."""
+        if self.checking:
+            return max(1, round(self.check_every * math.ceil(n_rows / k)))
+        return max(1, _BLOCK_DRAWS // k)
 
+    def after_block(self, problem, state, c, done, elapsed):
+        """Check, record and report after a compiled call; True to stop (``tol`` met)."""
+        gap, t = None, int(state.t[c])
+        if self.checking:
+            gap = self.gaps[c] = _certificate(problem, state, c)
+            if self.track:
+                for key, val in zip(("t", "primal", "dual", "time"),
+                                    (t - 1, gap.primal, gap.dual, elapsed)):
+                    self.history[c][key].append(val)
+            if self.verbose:
+                print(f"[pegasos] problem {c}: t={t - 1} P={gap.primal:.6g} D={gap.dual:.6g} "
+                      f"rel.gap={gap.relative_gap:.3g} ({elapsed:.2f}s)")
+        if self.callback is not None:
+            w, b = state.output(c)
+            self.callback({
+                "problem": c, "n_problems": self.n_problems, "t": t - 1, "iterations": done,
+                "iterations_total": self.total, "seconds": elapsed, "coef": w[: self.d].copy(),
+                "intercept": float(w[self.d] * self.layout.bias_feature + b), "gap": gap,
+            })
+        return self.tol is not None and gap.relative_gap <= self.tol
 
-def batch_for(batch_size, n):
-    """The mini-batch size k used on n examples: a batch larger than the data is the data."""
-    return min(int(batch_size), n)
-
-
-def check_two_classes(classes):
-    if len(classes) < 2:
-        raise ValueError(
-            f"The training data must contain samples of at least 2 classes; "
-            f"got only one class: {classes.tolist()[0]!r}."
-        )
+    def histories(self):
+        return [{key: np.asarray(val) for key, val in hist.items()} for hist in self.history]
 
 
 def _warn_unconverged(gaps, tol, T):
     """A ConvergenceWarning for each problem whose certified gap is still above ``tol``."""
     for c, gap in enumerate(gaps):
-        if gap is not None and not gap.relative_gap <= tol:
-            which = f" (one-vs-rest problem {c})" if len(gaps) > 1 else ""
-            warnings.warn(
-                f"Pegasos did not reach tol={tol:g} in {T} iterations{which}: the certified "
-                f"relative duality gap is {gap.relative_gap:.3g} (primal {gap.primal:.6g}, dual "
-                f"{gap.dual:.6g}). Scale the features (e.g. StandardScaler), raise n_iter or "
-                "n_epochs, or increase lam.",
-                ConvergenceWarning,
-                stacklevel=5,  # the caller of fit (through _fit_context)
-            )
-
-
-def check_finite_scores(scores):
-    """Decision values, or a ValueError when any is NaN or infinite (never a prediction)."""
-    if not np.all(np.isfinite(scores)):
-        raise ValueError(
-            "Non-finite decision values: the input's magnitudes overflow the model's "
-            "arithmetic. Scale the input as the training data was scaled."
+        if gap is None or gap.relative_gap <= tol:
+            continue
+        which = f" (one-vs-rest problem {c})" if len(gaps) > 1 else ""
+        warnings.warn(
+            f"Pegasos did not reach tol={tol:g} in {T} iterations{which}: the certified relative "
+            f"duality gap is {gap.relative_gap:.3g} (primal {gap.primal:.6g}, dual "
+            f"{gap.dual:.6g}). Scale the features (e.g. StandardScaler), raise n_iter or "
+            "n_epochs, or increase lam.",
+            ConvergenceWarning,
+            stacklevel=5,  # the caller of fit (through _fit_context)
         )
-    return scores
 
 
 def _check_first_step(rows, sw, lam, k, bias_feature):
@@ -770,16 +870,7 @@ def _check_first_step(rows, sw, lam, k, bias_feature):
         )
 
 
-def check_finite_weights(when, *arrays):
-    """Refuse weights that overflowed; ``when`` says where (``"iteration 12"``, ``"round 3"``)."""
-    if not all(np.all(np.isfinite(a)) for a in arrays):
-        raise ValueError(
-            f"Floating-point overflow in the weights by {when}. "
-            "Scale the input (e.g. with StandardScaler or MaxAbsScaler) or increase lam."
-        )
-
-
-def _random_init(v, scal, radius2, bias_feature, unreg, rng):
+def _random_init(v, scal, radius2, bias_feature, rng):
     """A uniform random point of the ball of squared radius ``radius2``."""
     d = v.shape[0] - 1
     dims = d + (1 if bias_feature else 0)

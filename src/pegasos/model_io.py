@@ -4,8 +4,9 @@ A model file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding the
 fitted arrays -- ``coef_``, ``intercept_``, ``classes_``, ... -- and one more
 entry, ``__meta__``, a JSON document::
 
-    {"format": "pegasos-model", "version": 2, "estimator": "PegasosClassifier",
+    {"format": "pegasos-model", "version": 3, "estimator": "PegasosClassifier",
      "pegasos_version": "...", "params": {...}, "attributes": {...},
+     "plan": {"lam": ..., "n_iter": ..., ...}, "certificate": [...],
      "arrays": {"coef_": {"dtype": "<f8", "shape": [1, 123]}, ...}}
 
 ``params`` are the estimator's constructor parameters (JSON values only: a
@@ -14,7 +15,15 @@ be written, such as a ``RandomState`` instance or a callback, are recorded in
 ``dropped_params`` and restored to None).  ``attributes`` holds the fitted
 scalars.  A sparse fitted matrix (the support vectors of sparse training
 data) is stored as its CSR arrays, ``NAME__csr_data``/``indices``/``indptr``/
-``shape``.  Arrays are read with ``allow_pickle=False``: nothing in a model file
+``shape``.  A linear model also keeps its solver state (``state__v``,
+``state__u``, ``state__scal``, ``state__t``, ``state__gamma``,
+``state__ugamma``: :class:`pegasos.linear.PegasosState`) and its objective
+history (``history__*``), and every model its fit plan (``plan``) and last
+certificate, so that a loaded model's ``duality_gap``, ``partial_fit`` and
+``warm_start`` behave exactly as the saved model's.  Files of versions 1 and
+2 have no state: it is rebuilt from ``coef_``/``intercept_`` at step
+``t_ + 1`` (continuing the step counter; the certificate then starts from
+the margin violators).  Arrays are read with ``allow_pickle=False``: nothing in a model file
 can run code, and a pickle is refused, never loaded.
 
 Loading never trusts the file (:func:`load_model`): before a byte of an
@@ -35,6 +44,7 @@ then renamed over the target, so an interrupted or failed save never leaves a
 half-written or stale model behind.
 """
 
+import dataclasses
 import json
 import math
 import os
@@ -49,9 +59,13 @@ from ._files import write_atomic
 from ._rows import check_sparse_structure
 
 FORMAT = "pegasos-model"
-VERSION = 2
+VERSION = 3
 #: Format versions this release reads.
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
+#: The solver state of a linear model (version 3), stored as ``state__FIELD`` arrays.
+_STATE_FIELDS = ("v", "u", "scal", "t", "gamma", "ugamma")
+#: The objective history, stored as ``history__KEY`` (concatenated) and ``history__counts``.
+_HISTORY_KEYS = ("t", "primal", "dual", "time")
 _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
@@ -112,7 +126,25 @@ def _plain_array(name, value):
 
 
 def save_model(estimator, path):
-    """Write a fitted estimator to ``path`` (atomically; see the module docstring)."""
+    """Write a fitted estimator to ``path`` (atomically; see the module docstring).
+
+    A linear model keeps its solver state, so that the loaded model's
+    ``duality_gap``, ``partial_fit`` and ``warm_start`` continue exactly as the
+    saved one's would.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> from pegasos import PegasosClassifier, load_model, save_model
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = PegasosClassifier(lam=0.01, random_state=0).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "iris.model")
+    >>> save_model(clf, path)
+    >>> back = load_model(path)
+    >>> bool((back.predict(X) == clf.predict(X)).all()), back.t_ == clf.t_
+    (True, True)
+    """
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
@@ -127,7 +159,7 @@ def save_model(estimator, path):
         params[key] = jv
         if not ok:
             dropped.append(key)
-    arrays, attributes = {}, {}
+    arrays, attributes = _solver_arrays(estimator), {}
     for key, value in vars(estimator).items():
         if not key.endswith("_") or key.startswith("_") or key in _NOT_SAVED:
             continue
@@ -150,9 +182,12 @@ def save_model(estimator, path):
         "dropped_params": dropped,
         "attributes": attributes,
     }
+    plan = getattr(estimator, "plan_", None)
+    if plan is not None:
+        meta["plan"] = {**dataclasses.asdict(plan), "seeds": list(plan.seeds)}
     gaps = getattr(estimator, "duality_gap_", None)
     if gaps and all(g is not None for g in gaps):
-        # the fit's last certificate, for `pegasos info` (not used by the model)
+        # the fit's last certificate (duality_gap_ after loading; `pegasos info`)
         meta["certificate"] = [
             {"primal": float(g.primal), "dual": float(g.dual), "relative_gap": float(g.relative_gap)}
             for g in gaps
@@ -164,8 +199,25 @@ def save_model(estimator, path):
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
 
-# Diagnostics of the last fit, not part of the model.
-_NOT_SAVED = {"duality_gap_", "objective_history_"}
+def _solver_arrays(estimator):
+    """The solver state (``state__*``) and objective history (``history__*``) as arrays."""
+    arrays = {}
+    state = getattr(estimator, "state_", None)
+    if state is not None:
+        for field in _STATE_FIELDS:
+            arrays[f"state__{field}"] = np.asarray(getattr(state, field))
+    history = getattr(estimator, "objective_history_", None)
+    if history:
+        arrays["history__counts"] = np.array([len(h["t"]) for h in history], dtype=np.int64)
+        for key in _HISTORY_KEYS:
+            arrays[f"history__{key}"] = np.concatenate(
+                [np.asarray(h[key], dtype=np.int64 if key == "t" else np.float64)
+                 for h in history])
+    return arrays
+
+
+# Saved in their own form (the header's "certificate" and "plan"; state__*/history__* arrays).
+_NOT_SAVED = {"duality_gap_", "objective_history_", "state_", "plan_"}
 
 
 # --- loading -----------------------------------------------------------------
@@ -425,9 +477,22 @@ def load_model_with_header(path):
     """:func:`load_model`, and the file's JSON header: ``(estimator, header)``.
 
     The header holds the format, version, estimator name, parameters, fitted
-    scalars, the table of arrays and, when the fit computed one, its last
-    certificate.  Everything is checked, and refused with the same errors, as by
-    :func:`load_model`.
+    scalars, the table of arrays, the fit plan and, when the fit computed one,
+    its last certificate.  Everything is checked, and refused with the same
+    errors, as by :func:`load_model`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> from pegasos import PegasosClassifier, save_model
+    >>> from pegasos.model_io import load_model_with_header
+    >>> X, y = load_iris(return_X_y=True)
+    >>> path = os.path.join(tempfile.mkdtemp(), "iris.model")
+    >>> save_model(PegasosClassifier(lam=0.01, random_state=0).fit(X, y), path)
+    >>> model, header = load_model_with_header(path)
+    >>> header["estimator"], header["version"], header["plan"]["lam"]
+    ('PegasosClassifier', 3, 0.01)
     """
     path = os.fspath(path)
     refuse = _Refuse(path)
@@ -460,12 +525,81 @@ def load_model_with_header(path):
         estimator._validate_params()
     except (TypeError, ValueError) as exc:  # InvalidParameterError is a ValueError
         refuse(f"the header's parameters are not valid for {name} ({exc})")
+    extras = {key: arrays.pop(key) for key in list(arrays) if key.startswith(("state__", "history__"))}
     _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
     for key, value in arrays.items():
         setattr(estimator, key, value)
+    _restore_fit(estimator, meta, extras, refuse)
     return estimator, meta
+
+
+def _restore_fit(estimator, meta, extras, refuse):
+    """The solver state, history, plan and certificate of a linear model, checked.
+
+    A file of version 1 or 2 (or a model imported from LIBLINEAR) has no state:
+    it is rebuilt from ``coef_`` and ``intercept_`` at step ``t_ + 1``, so ``partial_fit`` and ``warm_start``
+    continue the step counter; :meth:`duality_gap` then starts its dual vector
+    from the margin violators.
+    """
+    from ._base import FitPlan
+    from .objective import DualityGap
+
+    plan = meta.get("plan")
+    try:
+        estimator.plan_ = None if plan is None else FitPlan(**{**plan,
+                                                               "seeds": tuple(plan["seeds"])})
+    except (TypeError, KeyError) as exc:
+        refuse(f"header field 'plan' is malformed ({exc})")
+    if meta["estimator"] != "PegasosClassifier":
+        refuse.check(not extras, f"unexpected array {sorted(extras)[0] if extras else ''!r} "
+                                 f"for {meta['estimator']}")
+        return
+    from .linear import PegasosState
+
+    n_problems, d = estimator.coef_.shape
+    fields = {f: extras.pop(f"state__{f}", None) for f in _STATE_FIELDS}
+    if all(v is None for v in fields.values()):  # version 1-2, or imported from LIBLINEAR
+        state = PegasosState.from_model(estimator.coef_, estimator.intercept_,
+                                        estimator._intercept_layout(), estimator.t_ + 1)
+    else:
+        missing = [f for f, v in fields.items() if v is None]
+        refuse.check(not missing, f"array 'state__{missing[0] if missing else ''}' is missing")
+        state = PegasosState(**{f: np.array(v, dtype=np.int64 if f == "t" else np.float64)
+                                for f, v in fields.items()})
+    try:
+        state.check(n_problems, d)
+    except ValueError as exc:
+        refuse(str(exc))
+    estimator.state_ = state
+    estimator.objective_history_ = _history(extras, n_problems, refuse)
+    refuse.check(not extras, f"unexpected array {sorted(extras)[0] if extras else ''!r}")
+    cert = meta.get("certificate")
+    try:
+        estimator.duality_gap_ = None if cert is None else [
+            DualityGap(float(g["primal"]), float(g["dual"])) for g in cert]
+    except (TypeError, KeyError, ValueError) as exc:
+        refuse(f"header field 'certificate' is malformed ({exc})")
+
+
+def _history(extras, n_problems, refuse):
+    """``objective_history_`` from the history__* arrays (empty histories when absent)."""
+    counts = extras.pop("history__counts", None)
+    columns = {key: extras.pop(f"history__{key}", None) for key in _HISTORY_KEYS}
+    if counts is None:
+        refuse.check(all(c is None for c in columns.values()), "array 'history__counts' is missing")
+        return [{key: np.zeros(0) for key in _HISTORY_KEYS} for _ in range(n_problems)]
+    refuse.check(counts.shape == (n_problems,) and counts.dtype.kind in "iu"
+                 and bool(np.all(counts >= 0)), "history__counts must count each problem's checks")
+    total = int(counts.sum())
+    for key, col in columns.items():
+        refuse.check(col is not None and col.shape == (total,) and col.dtype.kind in "iuf"
+                     and bool(np.all(np.isfinite(col))),
+                     f"history__{key} must hold {total} finite numbers")
+    cuts = np.cumsum(counts)[:-1]
+    split = {key: np.split(col, cuts) for key, col in columns.items()}
+    return [{key: split[key][c] for key in _HISTORY_KEYS} for c in range(n_problems)]
 
 
 def load_model(path):
@@ -483,5 +617,18 @@ def load_model(path):
         not read, or inconsistent in any way; the message names the problem.
     OSError
         If the file cannot be opened (missing, a folder, not readable).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from pegasos import KernelPegasosClassifier, load_model, save_model
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = X / X.max(axis=0)
+    >>> clf = KernelPegasosClassifier(n_epochs=1, random_state=0).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "bc.model")
+    >>> save_model(clf, path)
+    >>> bool((load_model(path).decision_function(X) == clf.decision_function(X)).all())
+    True
     """
     return load_model_with_header(path)[0]

@@ -66,7 +66,15 @@ INTERCEPT_MODES = (None, "augment", "unregularized")
 
 @dataclass(frozen=True)
 class DualityGap:
-    """Primal value P(w), certified dual value D(alpha) <= P*, and their gap."""
+    """Primal value P(w), certified dual value D(alpha) <= P*, and their gap.
+
+    Examples
+    --------
+    >>> from pegasos import DualityGap
+    >>> g = DualityGap(primal=0.5, dual=0.4)
+    >>> round(g.gap, 6), round(g.relative_gap, 6)
+    (0.1, 0.25)
+    """
 
     primal: float
     dual: float

@@ -1,4 +1,4 @@
-"""Training curves in the style of the Pegasos slides (seed 004): the objective
+"""Training curves in the style of the Pegasos papers' figures: the objective
 and the test error against iterations and against CPU time."""
 
 import os
@@ -31,6 +31,21 @@ def plot_training(history, path, title="", average_start=None):
         The iteration where a suffix average began (``average`` a float):
         marked on the iteration axes, since before it the model shown is the
         last iterate.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from pegasos import PegasosClassifier
+    >>> from pegasos.plotting import plot_training
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = PegasosClassifier(track_objective=True, check_every=1, random_state=0).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "curves.png")
+    >>> plot_training(clf.objective_history_[0], path, title="breast cancer")
+    >>> os.path.getsize(path) > 0
+    True
     """
     curves = _curves(history, "t")
     with_error = all(len(h.get("test_error") or ()) for h in curves.values())
@@ -74,6 +89,17 @@ def plot_kernel_training(history, path, title=""):
     ``test_error`` arrays of one problem, or such records by label (one curve
     per one-vs-rest problem), as ``pegasos train -s KERNEL-SOLVER --plot``
     records them through the estimator's ``callback``.  Written atomically.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pegasos.plotting import plot_kernel_training
+    >>> history = {"kernel_evals": [1e4, 2e4, 4e4], "time": [0.1, 0.2, 0.4],
+    ...            "test_error": [0.2, 0.12, 0.1]}
+    >>> path = os.path.join(tempfile.mkdtemp(), "kernel.svg")
+    >>> plot_kernel_training(history, path, title="rbf")
+    >>> os.path.getsize(path) > 0
+    True
     """
     curves = _curves(history, "test_error")
     fig = _figure(3.8)

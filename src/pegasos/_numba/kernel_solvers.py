@@ -272,7 +272,8 @@ def water_level(c, budget):
 def water_level_select(c, budget, work):
     """The same level as :func:`water_level` in expected O(n): quickselect.
 
-    Keeps the count and sum of the values known to lie below the level, and
+    Keeps the count of the values known to lie below the level and the cost
+    of raising them to the highest of them, and
     partitions the undecided ones (in ``work``, a scratch array of len(c))
     around a pivot p: if raising everything up to p costs at most the budget,
     all values <= p are below the level; otherwise the level is below p and
@@ -284,7 +285,7 @@ def water_level_select(c, budget, work):
         work[j] = c[j]
     lo, hi = 0, n
     count = 0.0
-    total = 0.0
+    excess = 0.0  # sum over the values known to be below the level of (top - value)
     top = 0.0
     state = np.uint64(0x9E3779B97F4A7C15)
     while lo < hi:
@@ -307,18 +308,20 @@ def water_level_select(c, budget, work):
                 work[gt] = v
             else:
                 i += 1
-        part = 0.0
-        for j in range(lo, gt):
-            part += work[j]
-        m = count + (gt - lo)
-        if m * pivot - (total + part) <= budget:
-            count = m
-            total += part
+        # the cost of raising every value below the pivot to it, kept as a sum
+        # of non-negative gaps (ties cost exactly 0, so a zero budget gives
+        # exactly min(c), and the smallest values are always accepted)
+        cost = excess + count * (pivot - top)
+        for j in range(lo, lt):
+            cost += pivot - work[j]
+        if cost <= budget:
+            count += gt - lo
+            excess = cost
             top = pivot
             lo = gt
         else:
             hi = lt
-    return top + (budget - (count * top - total)) / count
+    return top + (budget - excess) / count
 
 
 @njit

@@ -108,6 +108,7 @@ def pegasos_steps(
     gamma,
     ugamma,
     scal,
+    every=False,
 ):
     """Run ``len(idx) // k`` Pegasos iterations, the first one being step ``t``.
 
@@ -128,6 +129,9 @@ def pegasos_steps(
     gamma, ugamma : (n,) float64 expansion coefficients of v and their lazy
         average, updated in place; pass empty arrays not to keep them.
     scal : (N_SCALARS,) float64 scalar state, updated in place.
+    every : True to add every example of a batch, violator or not: the step
+        of a distributed fit, whose one row is the violators' sum that its
+        partitions computed (see ``pegasos.dask_backend``).
 
     Returns
     -------
@@ -161,7 +165,7 @@ def pegasos_steps(
         for j in range(k):
             i = idx[step * k + j]
             r = row_dot(rows, i, v) + v[d] * bias_feature
-            if y[i] * (a * r + b) < 1.0:
+            if every or y[i] * (a * r + b) < 1.0:
                 if nv == 0:
                     viol0 = i
                     raw0 = r

@@ -1,0 +1,251 @@
+"""What every estimator decides the same way: parameter rules and the fit plan.
+
+One place turns an estimator's parameters and the training-set size into
+the numbers a solver runs with -- lambda, the iteration budget T, the
+mini-batch size k, which iterates are averaged, the projection radius and the
+per-problem seeds -- as a frozen :class:`FitPlan`.  The linear and kernel
+estimators, the Dask backend and the command line read the plan (a fitted
+estimator keeps it as ``plan_``); none of them derives these numbers itself.
+
+The one default regularisation is ``C = 1``, as in ``LinearSVC`` and ``SVC``:
+:math:`\\lambda = 1/(C n)` for n training samples.  :meth:`partial_fit`
+cannot know n, so it needs ``lam``.
+"""
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state, compute_class_weight
+
+from ._sampling import SAMPLING_MODES
+from ._sklearn_private import Interval, StrOptions, _check_sample_weight
+
+#: The regularisation used when neither ``lam`` nor ``C`` is given.
+DEFAULT_C = 1.0
+#: An averaging start that is never reached (no averaging).
+NEVER = np.iinfo(np.int64).max
+
+#: The constraints of the parameters that the Pegasos estimators share.
+PEGASOS_CONSTRAINTS: dict = {
+    "lam": [Interval(Real, 0, None, closed="neither"), None],
+    "C": [Interval(Real, 0, None, closed="neither"), None],
+    "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "sampling": [StrOptions(set(SAMPLING_MODES))],
+    "projection": ["boolean"],
+    "average": ["boolean", Interval(Real, 0, 1, closed="right")],
+    "fit_intercept": ["boolean"],
+    "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+    "random_state": ["random_state"],
+    "probability": ["boolean"],
+    "callback": [callable, None],
+}
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """The numbers one fit runs with, resolved once from the parameters and n.
+
+    Attributes
+    ----------
+    lam : float
+        The regularisation :math:`\\lambda` (from ``lam``, or ``C``: 1/(C n)).
+    n_iter : int
+        T, the iterations of this call (each of ``batch_size`` examples).
+    batch_size : int
+        k, the examples per iteration (at most n).
+    n_average : int or None
+        How many of the last iterates are averaged into the output: None for
+        all of them since the model was initialised, 0 for none (the last
+        iterate).
+    radius2 : float
+        The squared radius of the projection ball, 0 for no projection.
+    seeds : tuple of int
+        One seed per one-vs-rest problem, drawn from ``random_state``.
+
+    Examples
+    --------
+    >>> from pegasos._base import make_plan
+    >>> plan = make_plan(lam=None, C=1.0, n=1000, n_iter=None, n_epochs=2.0, batch_size=10,
+    ...                  average=0.5, radius2=None, random_state=0, n_problems=1)
+    >>> plan.lam, plan.n_iter, plan.batch_size, plan.avg_start(1)
+    (0.001, 200, 10, 101)
+    """
+
+    lam: float
+    n_iter: int
+    batch_size: int
+    n_average: int | None
+    radius2: float
+    seeds: tuple
+
+    def avg_start(self, t0):
+        """The first step whose iterate enters the average, for a call starting at step t0."""
+        if self.n_average is None:
+            return 1
+        if self.n_average == 0:
+            return NEVER
+        return t0 + self.n_iter - self.n_average
+
+
+def resolve_lam(lam, C, n):
+    """lambda from ``lam``, else from ``C`` (default :data:`DEFAULT_C`) and n samples.
+
+    ``n=None`` (:meth:`partial_fit`, a stream with no fixed size) needs ``lam``.
+    """
+    if lam is not None:
+        return float(lam)
+    if n is None:
+        raise ValueError(
+            "partial_fit needs lam (e.g. PegasosClassifier(lam=1e-4)): C, and the default "
+            f"C={DEFAULT_C:g}, fix lam = 1 / (C * n_samples), and a stream of batches has no "
+            "fixed n_samples."
+        )
+    return 1.0 / ((DEFAULT_C if C is None else float(C)) * n)
+
+
+def budget(n_iter, n_epochs, n, k, lam, default):
+    """T: ``n_iter``, or ``n_epochs`` passes of n / k iterations, or the default.
+
+    The default depends on what an iteration costs.  ``"iterations"``: 10/lambda
+    iterations whatever k (linear Pegasos, VLFeat's default: at small lambda the
+    1/(lambda t) schedule needs T itself to grow, measured in ``PegasosClassifier``'s
+    docstring).  ``"examples"``: 10/lambda examples drawn, i.e. 10/(lambda k)
+    iterations (the kernel solvers, whose iteration costs k kernel columns).
+    ``("epochs", E)``: E passes.
+    """
+    if n_iter is not None:
+        return int(n_iter)
+    if n_epochs is None and isinstance(default, tuple):
+        n_epochs = default[1]
+    if n_epochs is not None:
+        return max(1, math.ceil(n_epochs * n / k))
+    per = 1 if default == "iterations" else k
+    return max(1, math.ceil(10.0 / (lam * per)))
+
+
+def n_averaged(average, T):
+    """How many of the last iterates ``average`` puts in the output (see :class:`FitPlan`)."""
+    if isinstance(average, (bool, np.bool_)):
+        return None if average else 0
+    return max(1, math.ceil(float(average) * T))
+
+
+def make_plan(*, lam, C, n, n_iter, n_epochs, batch_size, average, radius2, random_state,
+              n_problems, default="iterations", weights=None, projection=True):
+    """The :class:`FitPlan` of a fit on n samples (``n=None``: :meth:`partial_fit`).
+
+    ``radius2=None`` means the Pegasos ball, :math:`\\bar s/\\lambda` (mean loss
+    weight over lambda; 1/lambda without weights), when ``projection`` is set.
+    """
+    lam = resolve_lam(lam, C, n)
+    k = int(batch_size) if n is None else batch_for(batch_size, n)
+    if n is None:  # partial_fit: one pass over the batch by default
+        T = int(n_iter) if n_iter is not None else None
+    else:
+        T = budget(n_iter, n_epochs, n, k, lam, default)
+    if radius2 is None:
+        mean_weight = 1.0 if weights is None else float(np.mean(weights))
+        radius2 = mean_weight / lam if projection else 0.0
+    return FitPlan(
+        lam=lam,
+        n_iter=T,
+        batch_size=k,
+        n_average=None if T is None else n_averaged(average, T),
+        radius2=float(radius2),
+        seeds=problem_seeds(random_state, n_problems),
+    )
+
+
+def problem_seeds(random_state, n_problems):
+    """One seed per one-vs-rest problem, drawn up front from ``random_state``."""
+    rng = check_random_state(random_state)
+    return tuple(int(s) for s in rng.randint(np.iinfo(np.int32).max, size=n_problems))
+
+
+def check_params(est):
+    """The estimator's own parameter checks, as its ``fit`` starts with them.
+
+    For callers that build an estimator before they have the data (the command
+    line checks its options before it reads a file).
+    """
+    est._validate_params()
+    check_exclusive_params(est)
+
+
+def check_exclusive_params(est):
+    """lam and C, and n_iter and n_epochs, are alternatives: at most one of each."""
+    params = est.get_params(deep=False)
+    if params.get("lam") is not None and params.get("C") is not None:
+        raise ValueError(
+            f"Give either lam or C, not both (lam={params['lam']!r}, C={params['C']!r}); "
+            "C is converted to lam = 1 / (C * n_samples)."
+        )
+    if params.get("n_iter") is not None and params.get("n_epochs") is not None:
+        raise ValueError(
+            f"Give either n_iter (iterations) or n_epochs (passes over the data), "
+            f"not both (n_iter={params['n_iter']!r}, n_epochs={params['n_epochs']!r})."
+        )
+
+
+def loss_weights(X, y, sample_weight, class_weight, classes):
+    """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y), checked."""
+    sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if np.any(sw < 0):
+        raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
+    if class_weight is not None:
+        cw = compute_class_weight(class_weight, classes=classes, y=y)
+        if np.any(cw < 0) or not np.all(np.isfinite(cw)):
+            bad = {c.item(): float(w) for c, w in zip(classes, cw) if not w >= 0 or w == np.inf}
+            raise ValueError(f"class_weight must be finite and non-negative; got {bad}.")
+        sw = sw * cw[np.searchsorted(classes, y)]
+    if not np.sum(sw) > 0:
+        raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
+    return sw
+
+
+def positive_classes(classes):
+    """The positive class of each binary problem: classes[1], or each class one-vs-rest."""
+    return [classes[1]] if len(classes) == 2 else list(classes)
+
+
+def binary_targets(classes, y):
+    """The {-1, +1} targets of each binary problem, one row per problem."""
+    return [np.where(y == c, 1.0, -1.0) for c in positive_classes(classes)]
+
+
+def batch_for(batch_size, n):
+    """The mini-batch size k used on n examples: a batch larger than the data is the data."""
+    return min(int(batch_size), n)
+
+
+def check_two_classes(classes):
+    """Refuse training data with fewer than two classes."""
+    if len(classes) < 2:
+        raise ValueError(
+            f"The training data must contain samples of at least 2 classes; "
+            f"got only one class: {classes.tolist()[0]!r}."
+        )
+
+
+def check_finite_scores(scores):
+    """Decision values, or a ValueError when any is NaN or infinite (never a prediction)."""
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            "Non-finite decision values: the input's magnitudes overflow the model's "
+            "arithmetic. Scale the input as the training data was scaled."
+        )
+    return scores
+
+
+def check_finite_weights(when, *arrays):
+    """Refuse weights that overflowed; ``when`` says where (``"iteration 12"``, ``"round 3"``)."""
+    if not all(np.all(np.isfinite(a)) for a in arrays):
+        raise ValueError(
+            f"Floating-point overflow in the weights by {when}. "
+            "Scale the input (e.g. with StandardScaler or MaxAbsScaler) or increase lam."
+        )
