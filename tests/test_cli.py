@@ -288,6 +288,12 @@ def test_demo_rejects_bad_lambda(capsys):
         ("perceptron", ["-t", "poly", "-d", "2", "-g", "0.5", "--epochs", "2"],
          lambda n: __import__("pegasos").KernelPerceptron(
              kernel="poly", degree=2, gamma=0.5, n_epochs=2, random_state=0)),
+        # options map to parameters one to one: --iter is n_iter, --epochs n_epochs
+        ("perceptron", ["--iter", "3", "-k", "4"],
+         lambda n: __import__("pegasos").KernelPerceptron(n_iter=3, batch_size=4,
+                                                          random_state=0)),
+        ("sbp", ["-c", "2", "--epochs", "0.5"],
+         lambda n: __import__("pegasos").SBPClassifier(C=2, n_epochs=0.5, random_state=0)),
     ],
 )
 def test_kernel_solvers_round_trip(files, capsys, solver, options, make):
@@ -301,6 +307,22 @@ def test_kernel_solvers_round_trip(files, capsys, solver, options, make):
     expected = make(X.shape[0]).fit(X, y).predict(Xt)
     np.testing.assert_array_equal(np.loadtxt(out), expected)
     assert type(load_model(model)).__name__ == type(make(1)).__name__
+
+
+def test_options_are_checked_by_the_estimator_before_the_data_is_read(tmp_path, capsys):
+    missing = str(tmp_path / "not-there.svm")
+    for argv, message in [
+        (["-c", "-1"], "-c (C) must be a float in the range (0.0, inf)"),
+        (["-k", "0"], "-k (batch_size) must be an int in the range [1, inf)"),
+        (["--iter", "0"], "--iter (n_iter) must be an int in the range [1, inf)"),
+        (["-s", "sbp", "-n", "-0.5"], "-n (nu) must be"),
+        (["-s", "sbp", "-l", "0.1"], "-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l"),
+        (["-e", "0"], "-e (tol) must be a float in the range (0.0, inf)"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main(["train", *argv, missing])
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err, argv
 
 
 def test_kernel_options_are_checked(files, capsys):

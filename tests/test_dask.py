@@ -241,3 +241,23 @@ def test_data_held_in_this_process_is_scattered_not_sent_as_a_graph(cluster):
         warnings.simplefilter("error", UserWarning)  # "Sending large graph of size ..."
         est = DaskPegasosClassifier(lam=1e-3, n_epochs=1, random_state=0).fit(Xd, yd)
     assert est.score(X, y) > 0.8
+
+
+def test_save_model_keeps_a_distributed_fit(cluster, data, tmp_path):
+    from pegasos import load_model, save_model
+
+    X, y, Xd, yd = data
+    est = DaskPegasosClassifier(lam=0.01, n_epochs=3, random_state=0,
+                                scheduler=cluster.scheduler_address).fit(Xd, yd)
+    save_model(est, tmp_path / "d.model")
+    back = load_model(tmp_path / "d.model")
+    assert type(back) is DaskPegasosClassifier and back.n_rounds_ == est.n_rounds_ == 3
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+    assert back.duality_gap(X, y) == est.duality_gap(X, y)  # from the state of its model
+    assert back.plan_ == est.plan_ and back.get_params()["scheduler"] == est.scheduler
+    memory = DaskPegasosClassifier(lam=0.01, random_state=0).fit(X, y)  # in memory
+    save_model(memory, tmp_path / "m.model")
+    again = load_model(tmp_path / "m.model")
+    again.set_params(warm_start=True).fit(X, y)
+    memory.set_params(warm_start=True).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, memory.coef_)

@@ -122,6 +122,8 @@ def test_a_version_2_file_continues_from_its_weights(tmp_path):
     (lambda a: a["state__scal"].__setitem__((0, 0), np.nan), r"state_.scal holds NaN"),
     (lambda a: a.update(state__t=np.zeros(1, dtype=np.int64)), r"state_.t must be >= 1"),
     (lambda a: a.pop("state__u"), r"array 'state__u' is missing"),
+    (lambda a: a.update(state__u=np.array(["x"] * 6)), r"array 'state__u' must hold numbers"),
+    (lambda a: a["state__scal"].__setitem__((0, 0), 0.0), r"scale \(column A\) must be > 0"),
     (lambda a: a.update(history__counts=np.array([7])), r"history__t must hold 7 finite"),
 ])
 def test_a_tampered_state_is_refused(tmp_path, edit, message):

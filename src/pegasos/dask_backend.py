@@ -27,6 +27,7 @@ algorithm.
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
+import inspect
 import math
 from dataclasses import replace
 from numbers import Integral
@@ -35,7 +36,7 @@ import numpy as np
 from ._base import budget, check_finite_weights, check_two_classes, positive_classes
 from ._numba import linear as _k
 from ._rows import as_rows
-from ._sklearn_private import HasMethods, Interval, StrOptions
+from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from .linear import PegasosClassifier, PegasosState
 
 __all__ = ["DaskPegasosClassifier"]
@@ -227,53 +228,24 @@ class DaskPegasosClassifier(PegasosClassifier):
         "n_workers": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(
-        self,
-        lam=None,
-        *,
-        C=None,
-        n_iter=None,
-        n_epochs=None,
-        batch_size=1,
-        sampling="uniform",
-        projection=True,
-        average=0.5,
-        fit_intercept=True,
-        intercept_mode="augment",
-        intercept_scaling=1.0,
-        init="zero",
-        tol=None,
-        check_every=2.0,
-        class_weight=None,
-        random_state=None,
-        warm_start=False,
-        track_objective=False,
-        n_jobs=None,
-        verbose=0,
-        callback=None,
-        probability=False,
-        mode="average",
-        scheduler=None,
-        n_workers=2,
-    ):
-        super().__init__(
-            lam, C=C, n_iter=n_iter, n_epochs=n_epochs, batch_size=batch_size,
-            sampling=sampling, projection=projection, average=average,
-            fit_intercept=fit_intercept, intercept_mode=intercept_mode,
-            intercept_scaling=intercept_scaling, init=init, tol=tol, check_every=check_every,
-            class_weight=class_weight, random_state=random_state, warm_start=warm_start,
-            track_objective=track_objective, n_jobs=n_jobs, verbose=verbose, callback=callback,
-            probability=probability,
-        )
+    def __init__(self, lam=None, *, mode="average", scheduler=None, n_workers=2, **params):
+        super().__init__(lam, **params)
         self.mode = mode
         self.scheduler = scheduler
         self.n_workers = n_workers
 
+    # scikit-learn reads the parameters from the signature: PegasosClassifier's and these three
+    __init__.__signature__ = inspect.signature(PegasosClassifier.__init__).replace(parameters=[
+        *inspect.signature(PegasosClassifier.__init__).parameters.values(),
+        *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+          for name, default in (("mode", "average"), ("scheduler", None), ("n_workers", 2))),
+    ])
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit on in-memory data (as PegasosClassifier) or on dask arrays (distributed)."""
         if not (_is_dask(X) or _is_dask(y)):
             return super().fit(X, y, sample_weight=sample_weight)
-        self._validate_params()
         self._more_validate_params(partial=False)
         unsupported = {
             "sample_weight": sample_weight is not None,
@@ -341,6 +313,9 @@ class DaskPegasosClassifier(PegasosClassifier):
             intercepts.append(w[d] * bias_feature)
         self.coef_ = np.asarray(coefs)
         self.intercept_ = np.asarray(intercepts)
+        # the state of the output model, for duality_gap on in-memory data and save_model
+        self.state_ = PegasosState.from_model(self.coef_, self.intercept_,
+                                              self._intercept_layout(), rounds + 1)
         self.n_rounds_ = rounds
         self.n_iter_ = rounds
         self.t_ = rounds

@@ -51,6 +51,7 @@ from ._base import (
     loss_weights,
     make_plan,
     positive_classes,
+    resolve_lam,
 )
 
 KERNELS = {
@@ -288,7 +289,7 @@ def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed):
     (nu per problem, kernel evaluations).
     """
     n = rows.n_rows
-    lam = 1.0 / (est.C * n)
+    lam = resolve_lam(None, est.C, n)
     k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
     plan = (k, lam, 1.0 / lam, _ks.PEGASOS, NEVER,
             _block_columns(rows.n_features))
@@ -376,18 +377,23 @@ class KernelPegasosClassifier(_ResponseSolver):
 
     Parameters
     ----------
-    lam, C : float, default=None
-        :math:`\lambda`, or SVC's ``C`` with :math:`\lambda = 1/(C n)`; give
-        one (default ``C = 1``).
+    lam : float > 0, default=None
+        The regularisation :math:`\lambda`.  Give ``lam`` or ``C``, not both.
+    C : float > 0, default=None
+        SVC's ``C``: :math:`\lambda = 1/(C n)`.  When neither is given,
+        ``C = 1``, as in ``SVC``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
     gamma : {"scale", "auto"} or float > 0, default="scale"
         As in :class:`sklearn.svm.SVC`.
     coef0 : float, default=0.0
     degree : int, default=3
-    n_iter, n_epochs : default=None
-        The budget in iterations (of ``batch_size`` examples each), or in
-        passes over the data; the default is :math:`\lceil 10/(\lambda k)\rceil`
-        iterations: :math:`10/\lambda` examples drawn, 10 C passes.
+    n_iter : int >= 1, default=None
+        The budget in iterations of ``batch_size`` examples each.  When
+        neither ``n_iter`` nor ``n_epochs`` is given, :math:`\lceil
+        10/(\lambda k)\rceil` iterations: :math:`10/\lambda` examples drawn,
+        10 C passes.
+    n_epochs : float > 0, default=None
+        The budget in passes over the data instead.
     batch_size : int, default=16
         k, the examples drawn per iteration (the Pegasos paper's mini-batch step, all
         judged with :math:`w_t`).  The violators of a batch, over every
@@ -503,7 +509,15 @@ class KernelPerceptron(_ResponseSolver):
 
     Parameters
     ----------
-    kernel, gamma, coef0, degree : as :class:`KernelPegasosClassifier`
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
+        As in :class:`sklearn.svm.SVC`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
+        resolves it (``gamma_``).
+    coef0 : float, default=0.0
+        The constant of poly and sigmoid.
+    degree : int >= 0, default=3
+        The degree of poly.
     n_iter : int >= 1, default=None
         Iterations of ``batch_size`` examples (give this or ``n_epochs``).
     n_epochs : float > 0, default=None
@@ -636,7 +650,15 @@ class SBPClassifier(_KernelClassifier):
         its last iterate: the mean hinge loss over ||w||, both read from its
         state), stored in ``nu_``; the pass's kernel evaluations are
         included in ``n_kernel_evals_``.
-    kernel, gamma, coef0, degree : as :class:`sklearn.svm.SVC`
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
+        As in :class:`sklearn.svm.SVC`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
+        resolves it (``gamma_``).
+    coef0 : float, default=0.0
+        The constant of poly and sigmoid.
+    degree : int >= 0, default=3
+        The degree of poly.
     n_iter : int >= 1, default=None
         Iterations; default: ceil(n / batch_size), one draw per sample.
     n_epochs : float > 0, default=None
@@ -704,8 +726,8 @@ class SBPClassifier(_KernelClassifier):
 
     def __init__(
         self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
-        n_epochs=None, batch_size=16, average=True, fit_intercept=False, cache_size=200.0, random_state=None,
-        probability=False, callback=None,
+        n_epochs=None, batch_size=16, average=True, fit_intercept=False, cache_size=200.0,
+        random_state=None, probability=False, callback=None,
     ):
         self.probability = probability
         self.callback = callback

@@ -524,12 +524,14 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             track=self.track_objective, check_every=self.check_every, verbose=self.verbose,
             callback=self.callback, history=self.objective_history_)
         sqnorms = _SquaredNorms(rows, layout.bias_feature, now=n_problems > 1 or monitor.checking)
-        jobs = [delayed(fit_binary)(rows, targets[c], sw, plan, self.state_, c, monitor,
-                                    layout=layout, sampling=self.sampling, init=self.init,
-                                    sqnorms=sqnorms)
-                for c in range(n_problems)]
-        n_jobs = 1 if n_problems == 1 or self.n_jobs is None else self.n_jobs
-        done = Parallel(n_jobs=n_jobs, prefer="threads")(jobs)
+        calls = [(rows, targets[c], sw, plan, self.state_, c, monitor)
+                 for c in range(n_problems)]
+        options = dict(layout=layout, sampling=self.sampling, init=self.init, sqnorms=sqnorms)
+        if n_problems == 1 or self.n_jobs in (None, 1):
+            done = [fit_binary(*call, **options) for call in calls]
+        else:  # the compiled solver releases the GIL
+            done = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(fit_binary)(*call, **options) for call in calls)
         self.n_iter_ = int(max(done))
         self.t_ = int(self.state_.t.max() - 1)
         self.objective_history_ = monitor.histories()
@@ -674,6 +676,8 @@ class PegasosState:
         for name in ("v", "u", "scal", "gamma", "ugamma"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ValueError(f"state_.{name} holds NaN or infinite values")
+        if not np.all(self.scal[:, _k.A] > 0):
+            raise ValueError("state_.scal's scale (column A) must be > 0")
 
 
 class _SquaredNorms:

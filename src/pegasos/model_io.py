@@ -78,11 +78,17 @@ class ModelFileError(ValueError):
 
 
 def _estimators():
+    from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
     from .linear import PegasosClassifier
 
-    classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron)
+    classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
+               DaskPegasosClassifier)
     return {cls.__name__: cls for cls in classes}
+
+
+#: The estimators whose model is a linear one (coef_, intercept_, a solver state).
+_LINEAR = ("PegasosClassifier", "DaskPegasosClassifier")
 
 
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
@@ -232,6 +238,10 @@ _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_",
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
     "PegasosClassifier": (
+        _COMMON_ARRAYS | {"coef_"},
+        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
+    ),
+    "DaskPegasosClassifier": (
         _COMMON_ARRAYS | {"coef_"},
         {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
     ),
@@ -401,10 +411,15 @@ def _assemble_sparse(arrays, refuse):
                                "matching __csr_data")
 
 
+#: Fitted scalars that only some fits have (a distributed fit's rounds and partitions).
+_OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral}}
+
+
 def _check_scalars(name, attributes, refuse):
     _, scalars = _SCHEMA[name]
+    optional = _OPTIONAL_SCALARS.get(name, {})
     for key, value in attributes.items():
-        kind = scalars.get(key)
+        kind = scalars.get(key, optional.get(key))
         refuse.check(kind is not None, f"unexpected fitted attribute {key!r} for {name}")
         ok = isinstance(value, kind) and not isinstance(value, bool)
         if ok and kind is Real:
@@ -451,7 +466,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         shaped("probB_", (n_problems,))
     if "feature_names_in_" in arrays:
         shaped("feature_names_in_", (d,), kinds="U")
-    if name == "PegasosClassifier":
+    if name in _LINEAR:
         shaped("coef_", (n_problems, d))
         return
     n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
@@ -525,7 +540,8 @@ def load_model_with_header(path):
         estimator._validate_params()
     except (TypeError, ValueError) as exc:  # InvalidParameterError is a ValueError
         refuse(f"the header's parameters are not valid for {name} ({exc})")
-    extras = {key: arrays.pop(key) for key in list(arrays) if key.startswith(("state__", "history__"))}
+    extras = {key: arrays.pop(key) for key in list(arrays)
+              if key.startswith(("state__", "history__"))}
     _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
@@ -539,8 +555,9 @@ def _restore_fit(estimator, meta, extras, refuse):
     """The solver state, history, plan and certificate of a linear model, checked.
 
     A file of version 1 or 2 (or a model imported from LIBLINEAR) has no state:
-    it is rebuilt from ``coef_`` and ``intercept_`` at step ``t_ + 1``, so ``partial_fit`` and ``warm_start``
-    continue the step counter; :meth:`duality_gap` then starts its dual vector
+    it is rebuilt from ``coef_`` and ``intercept_`` at step ``t_ + 1``, so
+    ``partial_fit`` and ``warm_start`` continue the step counter;
+    :meth:`duality_gap` then starts its dual vector
     from the margin violators.
     """
     from ._base import FitPlan
@@ -552,7 +569,7 @@ def _restore_fit(estimator, meta, extras, refuse):
                                                                "seeds": tuple(plan["seeds"])})
     except (TypeError, KeyError) as exc:
         refuse(f"header field 'plan' is malformed ({exc})")
-    if meta["estimator"] != "PegasosClassifier":
+    if meta["estimator"] not in _LINEAR:
         refuse.check(not extras, f"unexpected array {sorted(extras)[0] if extras else ''!r} "
                                  f"for {meta['estimator']}")
         return
@@ -566,6 +583,8 @@ def _restore_fit(estimator, meta, extras, refuse):
     else:
         missing = [f for f, v in fields.items() if v is None]
         refuse.check(not missing, f"array 'state__{missing[0] if missing else ''}' is missing")
+        for f, v in fields.items():
+            refuse.check(v.dtype.kind in "iuf", f"array 'state__{f}' must hold numbers")
         state = PegasosState(**{f: np.array(v, dtype=np.int64 if f == "t" else np.float64)
                                 for f, v in fields.items()})
     try:
