@@ -63,6 +63,25 @@ KERNELS = {
 }
 
 
+#: The kernel parameters' entry in the docstrings of the Perceptron and the SBP.
+_KERNEL_PARAMETERS = """    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
+        As in :class:`sklearn.svm.SVC`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
+        resolves it (``gamma_``).
+    coef0 : float, default=0.0
+        The constant of poly and sigmoid.
+    degree : int >= 0, default=3
+        The degree of poly.
+"""
+
+
+def _kernel_parameters_documented(cls):
+    """Put :data:`_KERNEL_PARAMETERS` in place of the class docstring's marker."""
+    cls.__doc__ = cls.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
+    return cls
+
+
 #: Reports to ``callback`` per one-vs-rest problem (the fit is the same with or without).
 _REPORTS = 20
 
@@ -499,6 +518,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         )
 
 
+@_kernel_parameters_documented
 class KernelPerceptron(_ResponseSolver):
     """The kernel Perceptron: add y_i phi(x_i) whenever y_i f(x_i) <= 0.
 
@@ -509,15 +529,7 @@ class KernelPerceptron(_ResponseSolver):
 
     Parameters
     ----------
-    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
-        As in :class:`sklearn.svm.SVC`.
-    gamma : {"scale", "auto"} or float > 0, default="scale"
-        The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
-        resolves it (``gamma_``).
-    coef0 : float, default=0.0
-        The constant of poly and sigmoid.
-    degree : int >= 0, default=3
-        The degree of poly.
+    __KERNEL_PARAMETERS__
     n_iter : int >= 1, default=None
         Iterations of ``batch_size`` examples (give this or ``n_epochs``).
     n_epochs : float > 0, default=None
@@ -614,6 +626,7 @@ class KernelPerceptron(_ResponseSolver):
         )
 
 
+@_kernel_parameters_documented
 class SBPClassifier(_KernelClassifier):
     r"""The Kernelized Stochastic Batch Perceptron (Cotter, Shalev-Shwartz & Srebro, 2012).
 
@@ -650,15 +663,7 @@ class SBPClassifier(_KernelClassifier):
         its last iterate: the mean hinge loss over ||w||, both read from its
         state), stored in ``nu_``; the pass's kernel evaluations are
         included in ``n_kernel_evals_``.
-    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
-        As in :class:`sklearn.svm.SVC`.
-    gamma : {"scale", "auto"} or float > 0, default="scale"
-        The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
-        resolves it (``gamma_``).
-    coef0 : float, default=0.0
-        The constant of poly and sigmoid.
-    degree : int >= 0, default=3
-        The degree of poly.
+    __KERNEL_PARAMETERS__
     n_iter : int >= 1, default=None
         Iterations; default: ceil(n / batch_size), one draw per sample.
     n_epochs : float > 0, default=None
