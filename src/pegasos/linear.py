@@ -341,7 +341,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         it covers the last fraction of this call's iterates.
 
         ``lam`` must be given: ``C`` (and the default ``C = 1``) mean
-        :math:`\lambda = 1/(C n)`, and a stream of batches has no fixed n.
+        ``lam = 1 / (C n)``, and a stream of batches has no fixed n.
         No certificate is computed (Pegasos' dual coefficients refer to one
         training set); call :meth:`duality_gap` on the data you care about.
 
