@@ -27,7 +27,15 @@ DEFAULT_C = 1.0
 #: An averaging start that is never reached (no averaging).
 NEVER = np.iinfo(np.int64).max
 
-#: The constraints of the parameters that the Pegasos estimators share.
+#: The constraints of the parameters that every estimator has.
+ESTIMATOR_CONSTRAINTS: dict = {
+    "random_state": ["random_state"],
+    "probability": ["boolean"],
+    "callback": [callable, None],
+}
+
+#: The constraints of the parameters that the Pegasos estimators share (others
+#: take the ones they have from here, by name).
 PEGASOS_CONSTRAINTS: dict = {
     "lam": [Interval(Real, 0, None, closed="neither"), None],
     "C": [Interval(Real, 0, None, closed="neither"), None],
@@ -40,10 +48,13 @@ PEGASOS_CONSTRAINTS: dict = {
     "fit_intercept": ["boolean"],
     "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
     "class_weight": [dict, StrOptions({"balanced"}), None],
-    "random_state": ["random_state"],
-    "probability": ["boolean"],
-    "callback": [callable, None],
+    **ESTIMATOR_CONSTRAINTS,
 }
+
+
+def constraints_of(*names, **others):
+    """The shared constraints of the parameters ``names``, plus ``others``."""
+    return {**{name: PEGASOS_CONSTRAINTS[name] for name in names}, **others}
 
 
 @dataclass(frozen=True)
@@ -137,17 +148,14 @@ def n_averaged(average, T):
 
 def make_plan(*, lam, C, n, n_iter, n_epochs, batch_size, average, radius2, random_state,
               n_problems, default="iterations", weights=None, projection=True):
-    """The :class:`FitPlan` of a fit on n samples (``n=None``: :meth:`partial_fit`).
+    """The :class:`FitPlan` of a fit on n samples.
 
     ``radius2=None`` means the Pegasos ball, :math:`\\bar s/\\lambda` (mean loss
     weight over lambda; 1/lambda without weights), when ``projection`` is set.
     """
     lam = resolve_lam(lam, C, n)
-    k = int(batch_size) if n is None else batch_for(batch_size, n)
-    if n is None:  # partial_fit: one pass over the batch by default
-        T = int(n_iter) if n_iter is not None else None
-    else:
-        T = budget(n_iter, n_epochs, n, k, lam, default)
+    k = batch_for(batch_size, n)
+    T = budget(n_iter, n_epochs, n, k, lam, default)
     if radius2 is None:
         mean_weight = 1.0 if weights is None else float(np.mean(weights))
         radius2 = mean_weight / lam if projection else 0.0
@@ -155,7 +163,7 @@ def make_plan(*, lam, C, n, n_iter, n_epochs, batch_size, average, radius2, rand
         lam=lam,
         n_iter=T,
         batch_size=k,
-        n_average=None if T is None else n_averaged(average, T),
+        n_average=n_averaged(average, T),
         radius2=float(radius2),
         seeds=problem_seeds(random_state, n_problems),
     )

@@ -38,9 +38,10 @@ from ._numba import kernels as _kern
 from ._numba.linear import row_sqnorms
 from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure
-from ._sampling import SAMPLING_MODES, IndexStream
+from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._base import (
+    ESTIMATOR_CONSTRAINTS,
     NEVER,
     PEGASOS_CONSTRAINTS,
     binary_targets,
@@ -48,6 +49,7 @@ from ._base import (
     check_finite_scores,
     check_finite_weights,
     check_two_classes,
+    constraints_of,
     loss_weights,
     make_plan,
     positive_classes,
@@ -95,9 +97,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         "coef0": [Real],
         "degree": [Interval(Integral, 0, None, closed="left")],
         "cache_size": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
-        "probability": ["boolean"],
-        "callback": [callable, None],
+        **ESTIMATOR_CONSTRAINTS,
     }
 
     def __sklearn_tags__(self):
@@ -574,14 +574,8 @@ class KernelPerceptron(_ResponseSolver):
     _mode = _ks.PERCEPTRON
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "sampling": [StrOptions(set(SAMPLING_MODES))],
-        "average": ["boolean"],
-        "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        **constraints_of("n_iter", "n_epochs", "batch_size", "sampling", "fit_intercept",
+                         "intercept_scaling", "class_weight", average=["boolean"]),
     }
 
     def __init__(
@@ -720,13 +714,9 @@ class SBPClassifier(_KernelClassifier):
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "nu": [Interval(Real, 0, None, closed="left"), "array-like", None],
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "average": ["boolean"],
-        "fit_intercept": ["boolean"],
+        **constraints_of("C", "n_iter", "n_epochs", "batch_size", "fit_intercept",
+                         nu=[Interval(Real, 0, None, closed="left"), "array-like", None],
+                         average=["boolean"]),
     }
 
     def __init__(

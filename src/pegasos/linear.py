@@ -520,7 +520,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             self.state_.restart_average()
         _check_first_step(rows, sw, plan.lam, plan.batch_size, layout.bias_feature)
         monitor = _Monitor(
-            n_problems=n_problems, total=plan.n_iter, d=d, layout=layout, tol=self.tol,
+            n_problems=n_problems, total=plan.n_iter, layout=layout, tol=self.tol,
             track=self.track_objective, check_every=self.check_every, verbose=self.verbose,
             callback=self.callback, history=self.objective_history_)
         sqnorms = _SquaredNorms(rows, layout.bias_feature, now=n_problems > 1 or monitor.checking)
@@ -654,12 +654,15 @@ class PegasosState:
             coef = s[_k.A] * gamma
         return lam * len(target) * coef * target
 
+    def model(self, c, layout):
+        """(coef of length d, intercept) of problem c's output model."""
+        w, b = self.output(c)
+        return w[:-1], float(w[-1] * layout.bias_feature + b)
+
     def coef_intercept(self, layout):
         """``coef_`` (n_problems, d) and ``intercept_`` of the output models."""
-        outputs = [self.output(c) for c in range(self.v.shape[0])]
-        coef = np.array([w[:-1] for w, _ in outputs])
-        intercept = np.array([w[-1] * layout.bias_feature + b for w, b in outputs])
-        return coef, intercept
+        models = [self.model(c, layout) for c in range(self.v.shape[0])]
+        return np.array([coef for coef, _ in models]), np.array([b for _, b in models])
 
     def check(self, n_problems, d):
         """Refuse a state whose shapes or values cannot belong to this model (a loaded file)."""
@@ -759,8 +762,7 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     if sqnorms is None:
         sqnorms = _SquaredNorms(rows, layout.bias_feature, now=False)
     if monitor is None:
-        monitor = _Monitor(n_problems=len(plan.seeds), total=plan.n_iter, d=rows.n_features,
-                           layout=layout)
+        monitor = _Monitor(n_problems=len(plan.seeds), total=plan.n_iter, layout=layout)
     problem = _Problem(rows, target, weights, plan.lam, layout, sqnorms)
     rng = np.random.default_rng(plan.seeds[c])
     t = int(state.t[c])
@@ -789,19 +791,23 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     return done
 
 
+#: What ``objective_history_`` records at each check.
+HISTORY_KEYS = ("t", "primal", "dual", "time")
+
+
 def _new_history():
-    return {"t": [], "primal": [], "dual": [], "time": []}
+    return {key: [] for key in HISTORY_KEYS}
 
 
 class _Monitor:
     """What happens between compiled calls: tolerance checks, history, verbose lines, callback."""
 
-    def __init__(self, *, n_problems, total, d, layout, tol=None, track=False, check_every=2.0,
+    def __init__(self, *, n_problems, total, layout, tol=None, track=False, check_every=2.0,
                  verbose=0, callback=None, history=None):
         self.tol, self.track, self.verbose, self.callback = tol, track, verbose, callback
         self.checking = tol is not None or track
         self.check_every = check_every
-        self.n_problems, self.total, self.d, self.layout = n_problems, total, d, layout
+        self.n_problems, self.total, self.layout = n_problems, total, layout
         self.gaps = [None] * n_problems if self.checking else None
         self.history = [{key: list(val) for key, val in hist.items()}
                         for hist in (history or [_new_history() for _ in range(n_problems)])]
@@ -818,18 +824,17 @@ class _Monitor:
         if self.checking:
             gap = self.gaps[c] = _certificate(problem, state, c)
             if self.track:
-                for key, val in zip(("t", "primal", "dual", "time"),
-                                    (t - 1, gap.primal, gap.dual, elapsed)):
+                for key, val in zip(HISTORY_KEYS, (t - 1, gap.primal, gap.dual, elapsed)):
                     self.history[c][key].append(val)
             if self.verbose:
                 print(f"[pegasos] problem {c}: t={t - 1} P={gap.primal:.6g} D={gap.dual:.6g} "
                       f"rel.gap={gap.relative_gap:.3g} ({elapsed:.2f}s)")
         if self.callback is not None:
-            w, b = state.output(c)
+            coef, intercept = state.model(c, self.layout)
             self.callback({
                 "problem": c, "n_problems": self.n_problems, "t": t - 1, "iterations": done,
-                "iterations_total": self.total, "seconds": elapsed, "coef": w[: self.d].copy(),
-                "intercept": float(w[self.d] * self.layout.bias_feature + b), "gap": gap,
+                "iterations_total": self.total, "seconds": elapsed, "coef": coef.copy(),
+                "intercept": intercept, "gap": gap,
             })
         return self.tol is not None and gap.relative_gap <= self.tol
 

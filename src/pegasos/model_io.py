@@ -64,8 +64,7 @@ VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 #: The solver state of a linear model (version 3), stored as ``state__FIELD`` arrays.
 _STATE_FIELDS = ("v", "u", "scal", "t", "gamma", "ugamma")
-#: The objective history, stored as ``history__KEY`` (concatenated) and ``history__counts``.
-_HISTORY_KEYS = ("t", "primal", "dual", "time")
+
 _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
@@ -206,7 +205,12 @@ def save_model(estimator, path):
 
 
 def _solver_arrays(estimator):
-    """The solver state (``state__*``) and objective history (``history__*``) as arrays."""
+    """The solver state (``state__*``) and objective history (``history__*``) as arrays.
+
+    The history's checks are concatenated per key, with ``history__counts``
+    giving each problem's number of checks.
+    """
+    from .linear import HISTORY_KEYS
     arrays = {}
     state = getattr(estimator, "state_", None)
     if state is not None:
@@ -215,7 +219,7 @@ def _solver_arrays(estimator):
     history = getattr(estimator, "objective_history_", None)
     if history:
         arrays["history__counts"] = np.array([len(h["t"]) for h in history], dtype=np.int64)
-        for key in _HISTORY_KEYS:
+        for key in HISTORY_KEYS:
             arrays[f"history__{key}"] = np.concatenate(
                 [np.asarray(h[key], dtype=np.int64 if key == "t" else np.float64)
                  for h in history])
@@ -604,11 +608,13 @@ def _restore_fit(estimator, meta, extras, refuse):
 
 def _history(extras, n_problems, refuse):
     """``objective_history_`` from the history__* arrays (empty histories when absent)."""
+    from .linear import HISTORY_KEYS
+
     counts = extras.pop("history__counts", None)
-    columns = {key: extras.pop(f"history__{key}", None) for key in _HISTORY_KEYS}
+    columns = {key: extras.pop(f"history__{key}", None) for key in HISTORY_KEYS}
     if counts is None:
         refuse.check(all(c is None for c in columns.values()), "array 'history__counts' is missing")
-        return [{key: np.zeros(0) for key in _HISTORY_KEYS} for _ in range(n_problems)]
+        return [{key: np.zeros(0) for key in HISTORY_KEYS} for _ in range(n_problems)]
     refuse.check(counts.shape == (n_problems,) and counts.dtype.kind in "iu"
                  and bool(np.all(counts >= 0)), "history__counts must count each problem's checks")
     total = int(counts.sum())
@@ -618,7 +624,7 @@ def _history(extras, n_problems, refuse):
                      f"history__{key} must hold {total} finite numbers")
     cuts = np.cumsum(counts)[:-1]
     split = {key: np.split(col, cuts) for key, col in columns.items()}
-    return [{key: split[key][c] for key in _HISTORY_KEYS} for c in range(n_problems)]
+    return [{key: split[key][c] for key in HISTORY_KEYS} for c in range(n_problems)]
 
 
 def load_model(path):
