@@ -237,6 +237,31 @@ def _block_columns(n_features):
     return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
 
 
+def _run_calls(T, draws_per_step, step, scal, report=None):
+    """T iterations by compiled calls of about 65,536 draws each: ``step(steps, t) -> (t, evals)``.
+
+    With ``report``, the calls are shorter, so that ``report(t, evals, seconds)``
+    is called about :data:`_REPORTS` times.  After each call the solver's scalar
+    state ``scal`` is checked for overflow.  Returns the kernel evaluations.
+    """
+    chunk = max(1, (1 << 16) // draws_per_step)
+    if report is not None:
+        chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
+    t, done, seconds, evals = 1, 0, 0.0, 0
+    while done < T:
+        steps = min(chunk, T - done)
+        tic = time.perf_counter()
+        with one_blas_thread():
+            t, e = step(steps, t)
+        seconds += time.perf_counter() - tic
+        evals += e
+        done += steps
+        check_finite_weights(f"iteration {t - 1}", scal)
+        if report is not None:
+            report(t, evals, seconds)
+    return evals
+
+
 def _run_responses(rows, data, kern, plan, T, stream, report=None):
     """T iterations of :func:`.kernel_solvers.kernel_pegasos_blocks` from w = 0.
 
@@ -249,22 +274,13 @@ def _run_responses(rows, data, kern, plan, T, stream, report=None):
     a, g, u = (np.zeros((n, n_problems)) for _ in range(3))
     scal = np.zeros((_ks.N_SCALARS, n_problems))
     scal[_ks.S] = 1.0
-    chunk = max(1, (1 << 16) // k)  # iterations per compiled call
-    if report is not None:
-        chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
-    t, done, seconds, evals = 1, 0, 0.0, 0
-    while done < T:
-        steps = min(chunk, T - done)
-        tic = time.perf_counter()
-        with one_blas_thread():
-            t, e = _ks.kernel_pegasos_blocks(rows.kernel, rows.n_features, data, kern, plan,
-                                             (a, g, u, scal), stream.take(steps * k), t)
-        seconds += time.perf_counter() - tic
-        evals += e
-        done += steps
-        check_finite_weights(f"iteration {t - 1}", scal)
-        if report is not None:
-            report(t, evals, seconds, a, u, scal)
+
+    def step(steps, t):
+        return _ks.kernel_pegasos_blocks(rows.kernel, rows.n_features, data, kern, plan,
+                                         (a, g, u, scal), stream.take(steps * k), t)
+
+    evals = _run_calls(T, k, step, scal, None if report is None else
+                       lambda t, evals, seconds: report(t, evals, seconds, a, u, scal))
     return a, g, u, scal, evals
 
 
@@ -279,22 +295,13 @@ def _run_sbp(rows, data, kern, splan, plan, report=None):
     state += (np.zeros((_ks.SBP_SCALARS, n_problems)),)
     rng = np.random.default_rng(plan.seeds[0])
     per = 2 * plan.batch_size if splan[1] else plan.batch_size
-    chunk = max(1, (1 << 16) // (per * n_problems))
-    if report is not None:
-        chunk = min(chunk, max(1, math.ceil(plan.n_iter / _REPORTS)))
-    t, done, seconds, evals = 1, 0, 0.0, 0
-    while done < plan.n_iter:
-        steps = min(chunk, plan.n_iter - done)
+
+    def step(steps, t):
         draws = rng.random((steps, n_problems, per))
-        tic = time.perf_counter()
-        with one_blas_thread():
-            t, e = _ks.sbp_blocks(rows.kernel, rows.n_features, data, kern, splan, state, draws, t)
-        seconds += time.perf_counter() - tic
-        evals += e
-        done += steps
-        check_finite_weights(f"iteration {t - 1}", state[4])
-        if report is not None:
-            report(t, evals, seconds, state)
+        return _ks.sbp_blocks(rows.kernel, rows.n_features, data, kern, splan, state, draws, t)
+
+    evals = _run_calls(plan.n_iter, per * n_problems, step, state[4], None if report is None
+                       else lambda t, evals, seconds: report(t, evals, seconds, state))
     return state, evals
 
 
