@@ -227,9 +227,10 @@ def _estimator(args, parser):
 
         est = PegasosClassifier(
             lam=args.lam, C=args.cost, projection=not args.no_projection, average=average,
-            tol=args.tol, class_weight=class_weight, **common, **{
-                **intercept, "fit_intercept": intercept["fit_intercept"] or args.unregularized_bias,
-                "intercept_mode": "unregularized" if args.unregularized_bias else "augment"})
+            tol=args.tol, class_weight=class_weight,
+            fit_intercept=intercept["fit_intercept"] or args.unregularized_bias,
+            intercept_mode="unregularized" if args.unregularized_bias else "augment",
+            intercept_scaling=intercept["intercept_scaling"], **common)
     else:
         est = _kernel_estimator(args, parser, average, class_weight, common, intercept)
     try:

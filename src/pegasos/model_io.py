@@ -62,8 +62,14 @@ FORMAT = "pegasos-model"
 VERSION = 3
 #: Format versions this release reads.
 READABLE_VERSIONS = (1, 2, 3)
-#: The solver state of a linear model (version 3), stored as ``state__FIELD`` arrays.
-_STATE_FIELDS = ("v", "u", "scal", "t", "gamma", "ugamma")
+
+
+def _state_fields():
+    """The fields of a linear model's solver state, stored as ``state__FIELD`` arrays."""
+    from .linear import PegasosState
+
+    return [field.name for field in dataclasses.fields(PegasosState)]
+
 
 _META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -211,10 +217,11 @@ def _solver_arrays(estimator):
     giving each problem's number of checks.
     """
     from .linear import HISTORY_KEYS
+
     arrays = {}
     state = getattr(estimator, "state_", None)
     if state is not None:
-        for field in _STATE_FIELDS:
+        for field in _state_fields():
             arrays[f"state__{field}"] = np.asarray(getattr(state, field))
     history = getattr(estimator, "objective_history_", None)
     if history:
@@ -580,7 +587,7 @@ def _restore_fit(estimator, meta, extras, refuse):
     from .linear import PegasosState
 
     n_problems, d = estimator.coef_.shape
-    fields = {f: extras.pop(f"state__{f}", None) for f in _STATE_FIELDS}
+    fields = {f: extras.pop(f"state__{f}", None) for f in _state_fields()}
     if all(v is None for v in fields.values()):  # version 1-2, or imported from LIBLINEAR
         state = PegasosState.from_model(estimator.coef_, estimator.intercept_,
                                         estimator._intercept_layout(), estimator.t_ + 1)
