@@ -10,8 +10,8 @@ import scipy.sparse as sp
 class Rows(NamedTuple):
     """Training rows as the kernels take them (see ``pegasos._numba.rows``)."""
 
-    #: a dense C-ordered float64 2-D array, or the CSR triplet
-    #: (data float64, indices int32|int64, indptr of the same dtype)
+    #: a dense C-ordered float64 (or float32) 2-D array, or the CSR triplet
+    #: (data of the same float dtype, indices int32|int64, indptr of the same dtype)
     kernel: object
     n_rows: int
     n_features: int
@@ -91,13 +91,17 @@ def check_sparse_structure(X):
             raise _bad(fmt, f"{X.offsets.shape[0]} offsets for {X.data.shape[0]} diagonals")
 
 
-def as_rows(X) -> Rows:
-    """Wrap validated float64 input (C-ordered dense or CSR) for the kernels.
+def as_rows(X, dtype=np.float64) -> Rows:
+    """Wrap validated input (C-ordered dense or CSR) for the kernels.
 
-    CSR input is checked (:func:`check_sparse_structure`) and brought to
+    Values become ``dtype``: float64, or float32 for the kernel estimators'
+    float32 input (their blocked engine then multiplies in float32).  CSR
+    input is checked (:func:`check_sparse_structure`) and brought to
     canonical form (duplicates summed) so that row norms are exact; its index
     dtype is kept, so int32 and int64 each compile once.
     """
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"rows are float64 or float32, not {dtype}")
     n, d = X.shape
     if sp.issparse(X):
         X = sp.csr_matrix(X) if X.format != "csr" else X
@@ -112,6 +116,6 @@ def as_rows(X) -> Rows:
         if nnz > np.iinfo(indices.dtype).max:
             indices = indices.astype(np.int64)
         indptr = X.indptr.astype(indices.dtype, copy=False)
-        data = np.asarray(X.data[:nnz], dtype=np.float64)
+        data = np.asarray(X.data[:nnz], dtype=dtype)
         return Rows((data, indices, indptr), n, d)
-    return Rows(np.ascontiguousarray(X, dtype=np.float64), n, d)
+    return Rows(np.ascontiguousarray(X, dtype=dtype), n, d)

@@ -17,6 +17,15 @@ computed by one thread with single-threaded BLAS (the caller limits BLAS to
 one thread: BLAS threads and Numba's threads on the same cores slowed a
 block 40x, measured), so the results do not depend on the number of threads.
 
+float32 rows (the kernel estimators keep float32 input as it is) are
+multiplied in float32: ``sgemm`` for dense rows, float32 products for CSR;
+the inner products are then widened to float64, and the transform, the
+squared norms and everything downstream stay in float64.  ``sgemm`` does
+twice the work of ``dgemm`` per second and the rows take half the memory
+traffic; the cost is float32's rounding of each inner product (a relative
+error of about 1e-7 times ||x|| ||z|| / |<x, z>|, measured in the tests and
+in BENCHMARKS.md).
+
 With ``PRECOMPUTED`` the rows of X are rows of a Gram matrix and the block
 is its columns.  :func:`gather` turns rows of X (dense or CSR) into the dense
 block ``Z``.
@@ -27,6 +36,7 @@ import math
 import numpy as np
 from numba import prange, types
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 
 from ._jit import njit, njit_parallel
 from .kernels import LINEAR, POLY, PRECOMPUTED, RBF
@@ -45,10 +55,27 @@ def tile_rows(b):
     return min(MAX_TILE, max(MIN_TILE, TILE_ENTRIES // max(b, 1)))
 
 
+def zeros_like_rows(rows, n, d):
+    """A zero (n, d) array of the rows' value dtype (float64 or float32)."""
+    values = rows if isinstance(rows, np.ndarray) else rows[0]
+    return np.zeros((n, d), values.dtype)
+
+
+@overload(zeros_like_rows)
+def _zeros_like_rows(rows, n, d):
+    values = rows if isinstance(rows, types.Array) else rows[0]
+    dtype = as_dtype(values.dtype)
+
+    def impl(rows, n, d):
+        return np.zeros((n, d), dtype)
+
+    return impl
+
+
 @njit
 def gather(rows, idx, n_features):
-    """The rows ``idx`` of X as a dense C-ordered (len(idx), n_features) block."""
-    out = np.zeros((idx.shape[0], n_features))
+    """The rows ``idx`` of X as a dense C-ordered (len(idx), n_features) block, in X's dtype."""
+    out = zeros_like_rows(rows, idx.shape[0], n_features)
     for m in range(idx.shape[0]):
         row_axpy(rows, idx[m], 1.0, out[m])
     return out
@@ -57,10 +84,11 @@ def gather(rows, idx, n_features):
 def products(rows, lo, hi, Z, Zt):
     """``X[lo:hi] @ Z.T``: inner products of rows lo..hi-1 of X with the block's rows.
 
-    ``Zt`` is ``Z.T`` in C order (what the CSR loop reads).
+    ``Z`` has X's dtype; ``Zt`` is ``Z.T`` in C order (what the CSR loop reads).
+    The products are computed in X's dtype and returned as float64.
     """
     if isinstance(rows, np.ndarray):
-        return rows[lo:hi] @ Z.T
+        return (rows[lo:hi] @ Z.T).astype(np.float64)
     data, indices, indptr = rows
     out = np.zeros((hi - lo, Z.shape[0]))
     for j in range(lo, hi):
@@ -71,7 +99,12 @@ def products(rows, lo, hi, Z, Zt):
 
 @overload(products)
 def _products(rows, lo, hi, Z, Zt):
-    if isinstance(rows, types.Array):
+    if isinstance(rows, types.Array) and rows.dtype == types.float32:
+
+        def impl(rows, lo, hi, Z, Zt):
+            return np.dot(rows[lo:hi], Z.T).astype(np.float64)
+
+    elif isinstance(rows, types.Array):
 
         def impl(rows, lo, hi, Z, Zt):
             return np.dot(rows[lo:hi], Z.T)
@@ -187,7 +220,8 @@ def _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree):
 def kernel_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree):
     """K(X, X[idx]) as an (n, len(idx)) array; ``sqnorm`` holds X's squared row norms."""
     n = sqnorm.shape[0]
-    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else np.zeros((idx.shape[0], 1))
+    b = idx.shape[0]
+    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else zeros_like_rows(rows, b, 1)
     Zt = np.ascontiguousarray(Z.T)
     sq_z = sqnorm[idx]
     out = np.empty((n, idx.shape[0]))
@@ -208,7 +242,7 @@ def add_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree, bias2, 
     """
     n = sqnorm.shape[0]
     b = idx.shape[0]
-    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else np.zeros((b, 1))
+    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else zeros_like_rows(rows, b, 1)
     Zt = np.ascontiguousarray(Z.T)
     sq_z = sqnorm[idx]
     rows_per = tile_rows(b)
@@ -259,6 +293,6 @@ def pair_block(rows, n_features, sqnorm, idx_a, idx_b, code, gamma, coef0, degre
         return out
     Za = gather(rows, idx_a, n_features)
     Zb = gather(rows, idx_b, n_features)
-    out = np.dot(Za, Zb.T)
+    out = np.dot(Za, Zb.T).astype(np.float64)
     transform(out, sqnorm[idx_a], sqnorm[idx_b], code, gamma, coef0, degree)
     return out
