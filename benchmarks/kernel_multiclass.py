@@ -6,7 +6,9 @@ gamma = "scale", C = 10.  Solvers, one process, the same rows:
 * ``SVC`` (LIBSVM's SMO, its own one-vs-one multi-class);
 * ``KernelPegasosClassifier``, ``SBPClassifier(C=10)`` (nu estimated from C)
   and ``KernelPerceptron``, every one-vs-rest problem trained at once on the
-  blocked engine, at their default batch of 16 and a few budgets;
+  blocked engine, at their default batch of 16 and a few budgets, on float32
+  input (the engine multiplies in float32), and kernel Pegasos once on
+  float64 input as well;
 * ``Nystroem(n_components)`` followed by ``LinearSVC`` and by
   ``PegasosClassifier`` (what a user picks instead of an exact kernel SVM).
 
@@ -14,8 +16,9 @@ Reported: fit and predict time (all test rows), test accuracy, support
 vectors (or components), and the peak of memory allocated through Python and
 NumPy during the fit (``tracemalloc``; LIBSVM's and LIBLINEAR's own C
 allocations are not seen by it).  The issue's full run is all 60,000 training
-rows (``--rows 60000``); the default is the first 20,000 rows, because SVC's
-fit grows with the square of n (about 10 s at 10,000 rows here).
+rows, the default (``PEGASOS_BENCH_FASHION_ROWS=20000`` takes the first
+20,000 rows instead: SVC's fit grows with the square of n).
+``PEGASOS_BENCH_SKIP`` leaves out solvers by label (``;``-separated).
 
 Usage::
 
@@ -35,7 +38,7 @@ from .common import FASHION_MNIST, _idx, environment_markdown, run_part
 
 DATASETS = ["fashion10"]
 C = 10.0
-ROWS = int(os.environ.get("PEGASOS_BENCH_FASHION_ROWS", "20000"))
+ROWS = int(os.environ.get("PEGASOS_BENCH_FASHION_ROWS", "60000"))
 
 
 def data(quick):
@@ -48,6 +51,9 @@ def data(quick):
 
 
 def solvers(gamma, n):
+    """{label: (constructor, input dtype)}: ours take float32 input (the blocked
+    engine then multiplies in float32), one run of float64 for comparison; SVC
+    and the Nystroem pipelines get float64 (SVC converts to it anyway)."""
     from sklearn.kernel_approximation import Nystroem
     from sklearn.pipeline import make_pipeline
     from sklearn.svm import SVC, LinearSVC
@@ -59,21 +65,26 @@ def solvers(gamma, n):
         SBPClassifier,
     )
 
-    out = {"SVC (SMO, one-vs-one)": lambda: SVC(C=C, gamma="scale")}
+    f32, f64 = np.float32, np.float64
+    out = {"SVC (SMO, one-vs-one)": (lambda: SVC(C=C, gamma="scale"), f64)}
+    out["KernelPegasos, 1 epoch, float64"] = (
+        lambda: KernelPegasosClassifier(C=C, n_epochs=1, random_state=0), f64)
     for epochs in (1, 3):  # the default batch of 16
-        out[f"KernelPegasos, {epochs} epochs"] = (
-            lambda e=epochs: KernelPegasosClassifier(C=C, n_epochs=e, random_state=0))
+        out[f"KernelPegasos, {epochs} epoch{'s' if epochs > 1 else ''}"] = (
+            lambda e=epochs: KernelPegasosClassifier(C=C, n_epochs=e, random_state=0), f32)
     for passes in (0.5, 1.0):  # nu from C (one more pass); n_iter in iterations of 16 draws
         out[f"SBP(C=10), {passes} passes"] = (
-            lambda p=passes: SBPClassifier(C=C, n_iter=max(1, int(p * n / 16)), random_state=0))
-    out["KernelPerceptron, 1 epoch"] = lambda: KernelPerceptron(random_state=0)
+            lambda p=passes: SBPClassifier(C=C, n_iter=max(1, int(p * n / 16)), random_state=0),
+            f32)
+    out["KernelPerceptron, 1 epoch"] = (lambda: KernelPerceptron(random_state=0), f32)
     for m in (1000, 2000, 4000):
-        out[f"Nystroem({m}) + LinearSVC"] = lambda m=m: make_pipeline(
-            Nystroem(gamma=gamma, n_components=m, random_state=0), LinearSVC(C=C))
-        out[f"Nystroem({m}) + PegasosClassifier"] = lambda m=m: make_pipeline(
+        out[f"Nystroem({m}) + LinearSVC"] = (lambda m=m: make_pipeline(
+            Nystroem(gamma=gamma, n_components=m, random_state=0), LinearSVC(C=C)), f64)
+        out[f"Nystroem({m}) + PegasosClassifier"] = (lambda m=m: make_pipeline(
             Nystroem(gamma=gamma, n_components=m, random_state=0),
-            PegasosClassifier(C=C, random_state=0))
-    return out
+            PegasosClassifier(C=C, random_state=0)), f64)
+    skip = {s.strip() for s in os.environ.get("PEGASOS_BENCH_SKIP", "").split(";") if s.strip()}
+    return {label: v for label, v in out.items() if label not in skip}
 
 
 def _size(model):
@@ -92,10 +103,13 @@ def bench(name, data_dir, quick, repeats):
     gamma = 1.0 / (X.shape[1] * X.var())
     from pegasos import KernelPegasosClassifier
 
-    KernelPegasosClassifier(batch_size=8, n_epochs=0.05).fit(X[:300], y[:300])  # compile
+    for dtype in (np.float64, np.float32):  # compile
+        KernelPegasosClassifier(batch_size=8, n_epochs=0.05).fit(X[:300].astype(dtype), y[:300])
     record = {"dataset": name, "n_train": len(y), "n_test": len(yt), "gamma": gamma, "C": C,
               "runs": []}
-    for label, make in solvers(gamma, len(y)).items():
+    inputs = {np.float64: (X, Xt), np.float32: (X.astype(np.float32), Xt.astype(np.float32))}
+    for label, (make, dtype) in solvers(gamma, len(y)).items():
+        Xf, Xtf = inputs[dtype]
         fits = []
         for _ in range(repeats):
             model = make()
@@ -103,14 +117,15 @@ def bench(name, data_dir, quick, repeats):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 tic = time.perf_counter()
-                model.fit(X, y)
+                model.fit(Xf, y)
                 fits.append(time.perf_counter() - tic)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         tic = time.perf_counter()
-        accuracy = float(np.mean(model.predict(Xt) == yt))
+        accuracy = float(np.mean(model.predict(Xtf) == yt))
         predict = time.perf_counter() - tic
-        run = {"solver": label, "fit_seconds": float(np.median(fits)),
+        run = {"solver": label, "dtype": np.dtype(dtype).name,
+               "fit_seconds": float(np.median(fits)),
                "fit_seconds_all": fits, "predict_seconds": predict, "test_accuracy": accuracy,
                "size": _size(model), "peak_traced_mb": peak / 2**20,
                "kernel_evals": getattr(model, "n_kernel_evals_", None)}
@@ -127,7 +142,8 @@ def markdown(result):
         "benchmarks`). Pixels / 255, rbf, gamma = 'scale', C = 10; accuracy on every test row. "
         "Ratios are to SVC's times in the same run. 'size': support vectors, or Nystroem "
         "components. 'peak MB': tracemalloc's peak during the fit (NumPy and Python "
-        "allocations; not LIBSVM's or LIBLINEAR's own).",
+        "allocations; not LIBSVM's or LIBLINEAR's own). 'input': the dtype given to fit "
+        "and predict.",
         "",
     ]
     for ds in result["datasets"]:
@@ -136,13 +152,13 @@ def markdown(result):
             f"## {ds['n_train']} training rows, {ds['n_test']} test rows "
             f"(gamma = {ds['gamma']:.4g})",
             "",
-            "| solver | fit s | fit / SVC | predict s | SVC / predict | accuracy | "
+            "| solver | input | fit s | fit / SVC | predict s | SVC / predict | accuracy | "
             "vs SVC (points) | size | peak MB |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in ds["runs"]:
             lines.append(
-                f"| {r['solver']} | {r['fit_seconds']:.1f} | "
+                f"| {r['solver']} | {r.get('dtype', 'float64')} | {r['fit_seconds']:.1f} | "
                 f"{r['fit_seconds'] / svc['fit_seconds']:.2f} | {r['predict_seconds']:.2f} | "
                 f"{svc['predict_seconds'] / r['predict_seconds']:.1f}x | "
                 f"{100 * r['test_accuracy']:.2f}% | "

@@ -113,36 +113,43 @@ def kernel_pegasos(K, y, lam, order, *, k=1, projection=True, avg_from=None, bia
     return total / n_avg if n_avg else beta
 
 
-def water_level(c, budget):
-    """The level kappa with sum_i max(0, kappa - c_i) = budget, by bisection."""
+def water_level(c, budget, s=None):
+    """The level kappa with sum_i s_i max(0, kappa - c_i) = budget, by bisection."""
     c = np.asarray(c, dtype=float)
-    lo, hi = c.min(), c.max() + budget / len(c) + 1.0
+    s = np.ones_like(c) if s is None else np.asarray(s, dtype=float)
+    lo, hi = c[s > 0].min(), c.max() + budget / s.sum() + 1.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if np.sum(np.maximum(0.0, mid - c)) > budget:
+        if np.sum(s * np.maximum(0.0, mid - c)) > budget:
             hi = mid
         else:
             lo = mid
     return 0.5 * (lo + hi)
 
 
-def sbp_step(K, y, a, t, radius, budget, u):
+def sbp_step(K, y, a, t, radius, budget, u, s=None):
     """One unbiased mini-batch SBP step from coefficients ``a`` (w = sum a_l phi(x_l)).
 
     The candidates are the points whose response y_j (K a)_j is at or below
-    the water level of the current responses; each uniform in ``u`` (k of
-    them, in [0, 1)) picks one in index order, and the step is
-    1/(R sqrt(t)) times the average of the picks' y_i phi(x_i).  Returns the
-    new coefficients, projected onto the unit ball.
+    the water level of the current responses (weighted by ``s``: the slack
+    of point j costs s_j); each uniform v in ``u`` (k of them, in [0, 1))
+    picks, in index order, the first candidate whose cumulative weight
+    exceeds v times the candidates' total weight (with unit weights: the one
+    at position floor(v * count)), and the step is 1/(R sqrt(t)) times the
+    average of the picks' y_i phi(x_i).  Returns the new coefficients,
+    projected onto the unit ball.
     """
     K = np.asarray(K, dtype=float)
     u = np.atleast_1d(u)
+    s = np.ones(len(y)) if s is None else np.asarray(s, dtype=float)
     margins = y * (K @ a)
-    kappa = water_level(margins, budget)
+    kappa = water_level(margins, budget, s)
     candidates = np.flatnonzero(margins <= kappa + 1e-12)
+    cumulative = np.cumsum(s[candidates])
     a = a.copy()
     for v in u:
-        i = candidates[min(int(v * len(candidates)), len(candidates) - 1)]
+        pick = np.searchsorted(cumulative, v * cumulative[-1], side="right")
+        i = candidates[min(pick, len(candidates) - 1)]
         a[i] += y[i] / (radius * np.sqrt(t) * len(u))
     norm = np.sqrt(a @ K @ a)
     if norm > 1.0:

@@ -332,7 +332,6 @@ def test_kernel_options_are_checked(files, capsys):
         (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid or 0-3; got 'cosine'"),
         (["-s", "sbp", "-g", "-1"], "-g (gamma) must be a str among"),
         (["-s", "sbp", "--plot", "x.png"], "--plot with a kernel solver draws the test error against kernel evaluations and time: give --test FILE"),
-        (["-s", "sbp", "--balanced"], "-w/--balanced are not available with -s sbp"),
         (["-s", "sbp", "-m", "-1"], "-m must be >= 0; got -1.0"),
     ]:
         with pytest.raises(SystemExit) as exc:
@@ -351,6 +350,19 @@ def test_sbp_nu_defaults_to_the_one_matching_C(files, capsys):
     X, y = load_svmlight(train)
     model = SBPClassifier(C=5.0, gamma=0.5, n_iter=200, random_state=0).fit(X, y)
     assert summary["nu"] == pytest.approx(model.nu_[0]) and summary["nu"] > 0
+
+
+def test_sbp_takes_class_weights(files, tmp_path):
+    from pegasos import SBPClassifier
+
+    _, train, _ = files
+    model = str(tmp_path / "w.model")
+    assert main(["train", "-q", "-s", "sbp", "-n", "0.1", "-g", "0.5", "--iter", "100",
+                 "-w-1", "3", train, model]) == 0
+    X, y = load_svmlight(train)
+    expected = SBPClassifier(0.1, gamma=0.5, n_iter=100, class_weight={-1: 3.0},
+                             random_state=0).fit(X, y)
+    np.testing.assert_array_equal(load_model(model).dual_coef_, expected.dual_coef_)
 
 
 # --- LIBLINEAR/LIBSVM habits ------------------------------------------------------

@@ -45,6 +45,10 @@ EXPECTED_FAILED = {
         "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
         "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
     },
+    "SBPClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
+    },
     "PegasosClassifier": {
         **_PEGASOS_PARTIAL_FIT,
         "check_class_weight_classifiers": _EXTREME_CLASS_WEIGHTS,

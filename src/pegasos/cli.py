@@ -256,15 +256,13 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
     if args.solver == "perceptron":
         return KernelPerceptron(average=average is not False, class_weight=class_weight,
                                 **intercept, **kernel, **common)
-    if class_weight is not None:
-        parser.error(f"-w/--balanced are not available with -s {args.solver}")
     if args.lam is not None:
         parser.error("-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l")
     common.pop("sampling", None)  # the SBP draws from its water-filled distribution
     return SBPClassifier(
         nu=args.nu, C=None if args.nu is not None else (args.cost or DEFAULT_C),
-        average=average is not False, fit_intercept=args.unregularized_bias, **kernel,
-        **common)
+        average=average is not False, fit_intercept=args.unregularized_bias,
+        class_weight=class_weight, **kernel, **common)
 
 
 def _load(path, zero_based, n_features=None, counted=False):

@@ -111,8 +111,8 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def _validate_xy(self, X, y, reset):
         check_sparse_structure(X)
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            accept_large_sparse=True, reset=reset,
+            self, X, y, accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
+            dtype=np.float64 if self.kernel == "precomputed" else [np.float64, np.float32],
         )
         check_classification_targets(y)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -128,7 +128,9 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         """(code, gamma, coef0, degree) with gamma resolved as SVC does."""
         gamma = self.gamma
         if gamma == "scale":
-            var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            # in float64 whatever X's dtype, as SVC (which converts X) computes it
+            var = ((X.multiply(X)).mean(dtype=np.float64) - X.mean(dtype=np.float64) ** 2
+                   if sp.issparse(X) else X.var(dtype=np.float64))
             gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         elif gamma == "auto":
             gamma = 1.0 / X.shape[1]
@@ -148,7 +150,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         check_two_classes(classes)
         self.classes_ = classes
         self.gamma_ = self._kernel_args(X)[1]
-        rows = as_rows(X)
+        rows = as_rows(X, X.dtype)
         sqnorm = (
             np.zeros(rows.n_rows)
             if self.kernel == "precomputed"
@@ -197,14 +199,15 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         check_sparse_structure(X)
+        dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
         X = validate_data(
-            self, X, accept_sparse="csr", dtype=np.float64, order="C",
+            self, X, accept_sparse="csr", dtype=dtype, order="C",
             accept_large_sparse=True, reset=False,
         )
         if self.kernel == "precomputed":
             scores = np.asarray(X[:, self.support_] @ self.dual_coef_.T)
         else:
-            scores = _decision_values(as_rows(X), as_rows(self.support_vectors_),
+            scores = _decision_values(as_rows(X, dtype), as_rows(self.support_vectors_, dtype),
                                       np.ascontiguousarray(self.dual_coef_), self._kargs)
         scores += self.intercept_
         check_finite_scores(scores)
@@ -305,25 +308,25 @@ def _run_sbp(rows, data, kern, splan, plan, report=None):
     return state, evals
 
 
-def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed):
-    """Each problem's SBP nu for ``est.C``: one pass of kernel Pegasos (no intercept).
+def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed, sw):
+    """Each problem's SBP nu for ``est.C`` (default 1): one pass of kernel Pegasos (no intercept).
 
     nu = L / ||w|| (the SVM solution of lambda has average slack L / ||w|| in
-    margin units) for its last iterate w: the mean
-    hinge loss L from the responses and ||w||^2 from the solver's state, so the
-    estimate costs the pass's kernel evaluations and nothing more.  Returns
-    (nu per problem, kernel evaluations).
+    margin units) for its last iterate w: the weighted mean
+    hinge loss L (weights ``sw``) from the responses and ||w||^2 from the
+    solver's state, so the estimate costs the pass's kernel evaluations and
+    nothing more.  Returns (nu per problem, kernel evaluations).
     """
     n = rows.n_rows
-    lam = resolve_lam(None, est.C, n)
+    lam = resolve_lam(None, est.C, n)  # C = None: DEFAULT_C
     k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
     plan = (k, lam, 1.0 / lam, _ks.PEGASOS, NEVER,
             _block_columns(rows.n_features))
     _, g, _, scal, evals = _run_responses(
-        rows, (sqnorm, diag, Y, np.ones(n)), (*est._kargs, 0.0), plan, max(1, math.ceil(n / k)),
+        rows, (sqnorm, diag, Y, sw), (*est._kargs, 0.0), plan, max(1, math.ceil(n / k)),
         IndexStream("permutation", n, np.random.default_rng(seed)),
     )
-    hinge = np.maximum(0.0, 1.0 - Y * (scal[_ks.S] * g)).mean(axis=0)
+    hinge = np.average(np.maximum(0.0, 1.0 - Y * (scal[_ks.S] * g)), axis=0, weights=sw)
     norm = np.sqrt(np.maximum(scal[_ks.W2], 0.0))
     nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)
     if not np.all(np.isfinite(nu)):
@@ -657,7 +660,9 @@ class SBPClassifier(_KernelClassifier):
     Parameters
     ----------
     nu : float >= 0 or array of one per one-vs-rest problem, default=None
-        The average slack; default 0.1 (unless ``C`` is given).
+        The average slack (weighted by the examples' weights, when given).
+        When neither ``nu`` nor ``C`` is given, the nu that matches ``C = 1``,
+        SVC's default, estimated as for ``C``.
     C : float > 0, default=None
         SVC's C instead of nu: nu is estimated per problem from one pass of
         :class:`KernelPegasosClassifier` (no intercept, lambda = 1/(C n),
@@ -676,8 +681,11 @@ class SBPClassifier(_KernelClassifier):
         last one.
     fit_intercept : bool, default=False
         The biased variant: an unregularised intercept, two water levels (one
-        per class, with as many points of each class at or below its level),
-        ``batch_size`` positive and ``batch_size`` negative draws per step.
+        per class, with as many points -- as much weight -- of each class at
+        or below its level), ``batch_size`` positive and ``batch_size``
+        negative draws per step.
+    class_weight : dict or "balanced", default=None
+        Multiplies ``sample_weight``, as in :class:`sklearn.svm.SVC`.
     cache_size : float >= 0, default=200.0
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
@@ -722,15 +730,16 @@ class SBPClassifier(_KernelClassifier):
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         **constraints_of("C", "n_iter", "n_epochs", "batch_size", "fit_intercept",
-                         nu=[Interval(Real, 0, None, closed="left"), "array-like", None],
-                         average=["boolean"]),
+                         "class_weight", average=["boolean"],
+                         nu=[Interval(Real, 0, None, closed="left"), "array-like", None]),
     }
 
     def __init__(
         self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
-        n_epochs=None, batch_size=16, average=True, fit_intercept=False, cache_size=200.0,
-        random_state=None, probability=False, callback=None,
+        n_epochs=None, batch_size=16, average=True, fit_intercept=False, class_weight=None,
+        cache_size=200.0, random_state=None, probability=False, callback=None,
     ):
+        self.class_weight = class_weight
         self.probability = probability
         self.callback = callback
         self.cache_size = cache_size
@@ -748,8 +757,17 @@ class SBPClassifier(_KernelClassifier):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit by ``n_iter`` mini-batch SBP iterations, every one-vs-rest problem at once."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit by ``n_iter`` mini-batch SBP iterations, every one-vs-rest problem at once.
+
+        With weights s_i (``sample_weight`` times ``class_weight``) nu is the
+        weighted average slack, :math:`\\sum_i s_i\\xi_i \\le \\nu\\sum_i s_i`
+        (weight 2 counts as two copies of the example, as in SVC): water
+        filling raises the lowest responses at a cost of s_i per unit, and
+        the minimax distribution gives each point at or below the level a
+        probability in proportion to s_i (an example of weight 0 is never
+        drawn).
+        """
         if self.nu is not None and self.C is not None:
             raise ValueError("Give either nu or C, not both.")
         check_exclusive_params(self)
@@ -757,9 +775,13 @@ class SBPClassifier(_KernelClassifier):
         _warn_cache_size(self)
         rows, sqnorm, diag = self._setup(X, y)
         n = rows.n_rows
+        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
-        if self.fit_intercept and np.any(np.all(Y > 0, axis=0) | np.all(Y < 0, axis=0)):
-            raise ValueError("the biased SBP needs both classes in every problem")
+        if self.fit_intercept and not (np.all(sw @ (Y > 0) > 0) and np.all(sw @ (Y < 0) > 0)):
+            raise ValueError(
+                "The biased SBP (fit_intercept=True) needs both classes with a positive total "
+                "weight in every one-vs-rest problem."
+            )
         # one pass by default: one draw per sample and problem
         plan = self.plan_ = make_plan(
             lam=1.0, C=None, n=n, n_iter=self.n_iter, n_epochs=self.n_epochs,
@@ -767,43 +789,43 @@ class SBPClassifier(_KernelClassifier):
             random_state=self.random_state, n_problems=1, default=("epochs", 1.0),
         )
         evals = 0
-        if self.C is not None:
-            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, plan.seeds[0])
+        if self.nu is None:  # from C, or from the default C = 1
+            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, plan.seeds[0], sw)
         else:
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
         radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
-        state, more = _run_sbp(rows, (sqnorm, Y, n * nu), self._kargs,
+        budgets = nu * sw.sum()
+        state, more = _run_sbp(rows, (sqnorm, Y, budgets, sw), self._kargs,
                                (radius, self.fit_intercept, plan.avg_start(1),
-                                _block_columns(rows.n_features)), plan, self._sbp_report(Y, nu))
-        self._sbp_finish(X, y, Y, nu, state)
+                                _block_columns(rows.n_features)), plan,
+                               self._sbp_report(Y, budgets, sw))
+        self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)
         self.n_iter_ = int(plan.n_iter)
-        return self._fit_probability(X, y)
+        return self._fit_probability(X, y, sample_weight)
 
-    def _sbp_report(self, Y, nu):
+    def _sbp_report(self, Y, budgets, sw):
         """The callback's reporter for :func:`_run_sbp`, or None."""
         if self.callback is None:
             return None
-        n = Y.shape[0]
 
         def report(t, evals, seconds, state):
             a, r, a_sum, r_sum, scal = state
             for c in range(Y.shape[1]):
-                coef, b, _, _ = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
-                                                 r_sum[:, c], scal[_ks.SBP_N_AVG, c], n * nu[c])
+                coef, b, _, _ = self._sbp_output(Y[:, c], sw, a[:, c], r[:, c], a_sum[:, c],
+                                                 r_sum[:, c], scal[_ks.SBP_N_AVG, c], budgets[c])
                 self._report(c, t - 1, evals, seconds, coef, b)
         return report
 
-    def _sbp_finish(self, X, y, Y, nu, state):
+    def _sbp_finish(self, X, y, Y, nu, budgets, sw, state):
         """Support vectors, intercepts and water levels of every problem's output model."""
         a, r, a_sum, r_sum, scal = state
-        n = Y.shape[0]
         coefs, intercepts, margins = [], [], []
         for c in range(Y.shape[1]):
-            coef, b, kappa, scale = self._sbp_output(Y[:, c], a[:, c], r[:, c], a_sum[:, c],
+            coef, b, kappa, scale = self._sbp_output(Y[:, c], sw, a[:, c], r[:, c], a_sum[:, c],
                                                      r_sum[:, c], scal[_ks.SBP_N_AVG, c],
-                                                     n * nu[c])
+                                                     budgets[c])
             if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
@@ -823,7 +845,7 @@ class SBPClassifier(_KernelClassifier):
         self.margin_ = np.asarray(margins)
 
     def _nu_array(self, n_problems):
-        nu = np.broadcast_to(np.asarray(0.1 if self.nu is None else self.nu, dtype=np.float64),
+        nu = np.broadcast_to(np.asarray(self.nu, dtype=np.float64),
                              (n_problems,)) if np.ndim(self.nu) == 0 else np.asarray(
                                  self.nu, dtype=np.float64)
         if nu.shape != (n_problems,) or not np.all(nu >= 0) or not np.all(np.isfinite(nu)):
@@ -833,7 +855,7 @@ class SBPClassifier(_KernelClassifier):
             )
         return np.array(nu)
 
-    def _sbp_output(self, target, a, r, a_sum, r_sum, n_avg, budget):
+    def _sbp_output(self, target, sw, a, r, a_sum, r_sum, n_avg, budget):
         """(coef, intercept, kappa, scale) of the output model: the average (or the last
         iterate), rescaled to water-level margin 1 when that margin is positive."""
         if n_avg > 0:
@@ -842,19 +864,22 @@ class SBPClassifier(_KernelClassifier):
             scale = 1.0
         if self.fit_intercept:
             pos = target > 0
-            kappa, b, _ = _ks.water_levels_biased(r[pos], -r[~pos], budget * scale)
+            kappa, b, _, _, _ = _ks.water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
+                                                        budget * scale)
         else:
-            kappa, b = _ks.water_level(target * r, budget * scale), 0.0
+            kappa, b = _ks.water_level(target * r, budget * scale, sw), 0.0
         norm = kappa if kappa > 0 else scale  # margin 1 (the hinge-loss form), if it can be
         return a / norm, b / norm, kappa, scale
 
 
-def nu_from_svm(model, X, y):
+def nu_from_svm(model, X, y, sample_weight=None):
     """The SBP's ``nu`` that matches a fitted SVM: L / ||w||, one per one-vs-rest problem.
 
     ``model`` is an estimator of this module (or any with ``support_``,
     ``dual_coef_``, ``intercept_``, ``classes_`` and ``decision_function``)
-    fitted on ``(X, y)``.  L is its average hinge loss on ``(X, y)`` and ||w||
+    fitted on ``(X, y)``.  L is its average hinge loss on ``(X, y)``,
+    weighted by ``sample_weight`` times the model's ``class_weight`` (if it
+    has one), and ||w||
     the RKHS norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
     evaluations).  On the SVM's Pareto front the SBP optimum is
     ``w / ||w||`` with margin ``1 / ||w||``.  Returns a float for two classes,
@@ -871,15 +896,16 @@ def nu_from_svm(model, X, y):
     """
     check_sparse_structure(X)
     X, y = validate_data(model, X, y, accept_sparse="csr", dtype=np.float64, reset=False)
+    sw = loss_weights(X, y, sample_weight, getattr(model, "class_weight", None), model.classes_)
     targets = np.column_stack(binary_targets(model.classes_, y))
     scores = model.decision_function(X).reshape(len(y), -1)
-    hinge = np.maximum(0.0, 1.0 - targets * scores).mean(axis=0)
+    hinge = np.average(np.maximum(0.0, 1.0 - targets * scores), axis=0, weights=sw)
     coef = np.ascontiguousarray(model.dual_coef_)
     if model.kernel == "precomputed":
         gram = X[np.ix_(model.support_, model.support_)]
         w2 = np.einsum("cs,st,ct->c", coef, gram, coef)
     else:
-        rows = as_rows(model.support_vectors_)
+        rows = as_rows(model.support_vectors_, model.support_vectors_.dtype)
         f = _decision_values(rows, rows, coef, model._kargs)  # (n_SV, n_problems)
         w2 = np.einsum("cs,sc->c", coef, f)
     nu = np.where(w2 > 0, hinge / np.sqrt(np.where(w2 > 0, w2, 1.0)), np.inf)
@@ -887,13 +913,14 @@ def nu_from_svm(model, X, y):
 
 
 def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
-           n_epochs=5.0, random_state=0):
+           n_epochs=5.0, sample_weight=None, class_weight=None, random_state=0):
     """``nu`` for the SBP from the ``C`` (or lambda) you know.
 
     Trains a :class:`KernelPegasosClassifier` without intercept for that C
-    and kernel on (X, y) and returns :func:`nu_from_svm` of it: a float for
-    two classes, one value per class otherwise (``SBPClassifier`` takes
-    either).  This costs about one kernel Pegasos fit of ``n_epochs`` passes;
+    and kernel on (X, y) (with ``sample_weight`` and ``class_weight``, as
+    the SBP will be given them) and returns :func:`nu_from_svm` of it: a
+    float for two classes, one value per class otherwise (``SBPClassifier``
+    takes either).  This costs about one kernel Pegasos fit of ``n_epochs`` passes;
     ``SBPClassifier(C=...)`` estimates nu itself from one pass.
 
     Examples
@@ -907,9 +934,10 @@ def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, de
     """
     model = KernelPegasosClassifier(
         lam=lam, C=C if lam is None else None, kernel=kernel, gamma=gamma, coef0=coef0,
-        degree=degree, n_epochs=n_epochs, fit_intercept=False, random_state=random_state,
-    ).fit(X, y)
-    return nu_from_svm(model, X, y)
+        degree=degree, n_epochs=n_epochs, fit_intercept=False, class_weight=class_weight,
+        random_state=random_state,
+    ).fit(X, y, sample_weight=sample_weight)
+    return nu_from_svm(model, X, y, sample_weight=sample_weight)
 
 
 #: Memory for one tile of (rows x support vectors) kernel values in prediction.

@@ -248,44 +248,52 @@ def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
 
 
 @njit
-def water_level(c, budget):
-    """The level kappa with sum_i max(0, kappa - c_i) = budget (water filling).
+def water_level(c, budget, s):
+    """The level kappa with sum_i s_i max(0, kappa - c_i) = budget (water filling).
 
-    Sorting, then the first m with kappa_m = (budget + sum of the m smallest) / m
-    not above the (m+1)-th smallest.  budget = 0 gives min(c).
+    ``s`` are the examples' weights (the cost of a unit of slack; ones for
+    the unweighted problem).  Sorting, then the first m with the level from
+    the m smallest not above the (m+1)-th smallest.  budget = 0 gives the
+    smallest c_i of positive weight.
     """
-    order = np.sort(c)
-    total = 0.0
+    order = np.argsort(c, kind="mergesort")
     n = order.shape[0]
-    for m in range(1, n + 1):
-        total += order[m - 1]
-        top = order[m - 1]
+    mass = 0.0
+    excess = 0.0  # sum over the values so far of s_i (top - c_i)
+    top = c[order[0]]
+    for m in range(n):
+        i = order[m]
         # anchored at the highest filled value (as issvm does): exact for a
-        # zero budget, and no cancellation in (budget + total) / m
-        level = top + (budget - (m * top - total)) / m
-        if m == n or level <= order[m]:
-            return level
-    return np.inf  # unreachable for n >= 1
+        # zero budget, and no cancellation
+        excess += mass * (c[i] - top)
+        top = c[i]
+        mass += s[i]
+        if mass > 0.0:
+            level = top + (budget - excess) / mass
+            if m == n - 1 or level <= c[order[m + 1]]:
+                return level
+    return np.nan  # every weight zero: refused by the estimators
 
 
 @njit
-def water_level_select(c, budget, work):
+def water_level_select(c, budget, s, work, wwork):
     """The same level as :func:`water_level` in expected O(n): quickselect.
 
-    Keeps the count of the values known to lie below the level and the cost
-    of raising them to the highest of them, and
-    partitions the undecided ones (in ``work``, a scratch array of len(c))
-    around a pivot p: if raising everything up to p costs at most the budget,
-    all values <= p are below the level; otherwise the level is below p and
-    the values >= p are dropped.  Pivots come from a fixed-seed xorshift, so
-    the result is deterministic.
+    Keeps the weight of the values known to lie below the level and the cost
+    of raising them to the highest of them, and partitions the undecided
+    ones (in ``work``, with their weights in ``wwork``: scratch arrays of
+    len(c)) around a pivot p: if raising everything up to p costs at most the
+    budget, all values <= p are below the level; otherwise the level is below
+    p and the values >= p are dropped.  Pivots come from a fixed-seed
+    xorshift, so the result is deterministic.
     """
     n = c.shape[0]
     for j in range(n):
         work[j] = c[j]
+        wwork[j] = s[j]
     lo, hi = 0, n
-    count = 0.0
-    excess = 0.0  # sum over the values known to be below the level of (top - value)
+    mass = 0.0
+    excess = 0.0  # sum over the values known to be below the level of s (top - value)
     top = 0.0
     state = np.uint64(0x9E3779B97F4A7C15)
     while lo < hi:
@@ -300,74 +308,136 @@ def water_level_select(c, budget, work):
             if v < pivot:
                 work[i] = work[lt]
                 work[lt] = v
+                w = wwork[i]
+                wwork[i] = wwork[lt]
+                wwork[lt] = w
                 lt += 1
                 i += 1
             elif v > pivot:
                 gt -= 1
                 work[i] = work[gt]
                 work[gt] = v
+                w = wwork[i]
+                wwork[i] = wwork[gt]
+                wwork[gt] = w
             else:
                 i += 1
         # the cost of raising every value below the pivot to it, kept as a sum
         # of non-negative gaps (ties cost exactly 0, so a zero budget gives
         # exactly min(c), and the smallest values are always accepted)
-        cost = excess + count * (pivot - top)
+        cost = excess + mass * (pivot - top)
         for j in range(lo, lt):
-            cost += pivot - work[j]
+            cost += (pivot - work[j]) * wwork[j]
         if cost <= budget:
-            count += gt - lo
+            for j in range(lo, gt):
+                mass += wwork[j]
             excess = cost
             top = pivot
             lo = gt
         else:
             hi = lt
-    return top + (budget - excess) / count
+    return top + (budget - excess) / mass
 
 
 @njit
-def water_levels_biased(c_pos, c_neg, budget):
-    """Water filling with a free bias b (two classes, equal counts below their levels).
+def _biased_levels_sorted(p, sp, q, sq, budget):
+    """:func:`water_levels_biased` on sorted values (p, q) with their weights.
 
-    ``c_pos`` are the positives' responses r_i, ``c_neg`` the negatives' -r_i.
-    With margins r_i + b (positives) and -r_i - b (negatives), returns
-    (kappa, b, m): the common level, the bias, and how many of each class sit
-    at or below it.  The total slack sum max(0, kappa - margin_i) is
-    ``budget``; kappa = (kappa_pos + kappa_neg) / 2 and b = kappa - kappa_pos.
+    Greedy on a concave problem: raising the positives' level costs their
+    weight at or below it per unit, the negatives' likewise; the cheaper one
+    rises to its next value (both, at equal weights) until the budget is
+    spent.  Returns (kappa_pos, kappa_neg, i, j, mu): the levels, how many of
+    each class are at or below theirs, and the weight mu both classes give
+    to the minimax distribution (the class with more weight gives its last
+    member only the part that makes mu).
     """
-    p = np.sort(c_pos)
-    q = np.sort(c_neg)
-    n = min(p.shape[0], q.shape[0])
-    total = 0.0
-    for m in range(1, n + 1):
-        total += p[m - 1] + q[m - 1]
-        level2 = (budget + total) / m  # kappa_pos + kappa_neg
-        p_next = p[m] if m < p.shape[0] else np.inf
-        q_next = q[m] if m < q.shape[0] else np.inf
-        if level2 <= p_next + q_next:
-            # kappa_pos may be anywhere in [lo, hi]: same kappa; take the middle
-            lo = max(p[m - 1], level2 - q_next)
-            hi = min(p_next, level2 - q[m - 1])
-            kappa_pos = 0.5 * (lo + hi)
-            kappa = 0.5 * level2
-            return kappa, kappa - kappa_pos, m
-    return np.inf, 0.0, n  # unreachable: at m = n one class has no next value
+    i, j = 1, 1
+    kp, kn = p[0], q[0]
+    mp, mq = sp[0], sq[0]
+    left = budget
+    while True:
+        p_next = p[i] if i < p.shape[0] else np.inf
+        q_next = q[j] if j < q.shape[0] else np.inf
+        if mp < mq or (mp == mq and mp == 0.0 and p_next < np.inf):
+            cost = mp * (p_next - kp) if mp > 0.0 else 0.0
+            if p_next == np.inf or cost > left:
+                kp += left / mp
+                break
+            left -= cost
+            kp = p_next
+            mp += sp[i]
+            i += 1
+        elif mq < mp or (mq == 0.0 and q_next < np.inf):
+            cost = mq * (q_next - kn) if mq > 0.0 else 0.0
+            if q_next == np.inf or cost > left:
+                kn += left / mq
+                break
+            left -= cost
+            kn = q_next
+            mq += sq[j]
+            j += 1
+        else:  # equal weights: both rise at the same rate, any split is optimal
+            dp, dq = p_next - kp, q_next - kn
+            if dp == np.inf or dq == np.inf or mp * (dp + dq) > left:
+                rise = left / mp
+                lo = max(0.0, rise - dq)
+                hi = min(dp, rise)
+                kp += 0.5 * (lo + hi)  # the middle, as with equal counts
+                kn += rise - 0.5 * (lo + hi)
+                break
+            left -= mp * (dp + dq)
+            kp, kn = p_next, q_next
+            mp += sp[i]
+            mq += sq[j]
+            i += 1
+            j += 1
+    return kp, kn, i, j, min(mp, mq)
 
 
 @njit
-def _draw(candidates, count, u):
-    """The candidate at position floor(u * count) (u in [0, 1))."""
-    return candidates[min(int(u * count), count - 1)]
+def water_levels_biased(c_pos, s_pos, c_neg, s_neg, budget):
+    """Water filling with a free bias b (two classes, equal weight below their levels).
+
+    ``c_pos`` are the positives' responses r_i, ``c_neg`` the negatives' -r_i,
+    ``s_pos``, ``s_neg`` their weights.  With margins r_i + b (positives) and
+    -r_i - b (negatives), returns (kappa, b, i, j, mu): the common level, the
+    bias, how many positives and negatives sit at or below it, and the weight
+    of each class in the minimax distribution (see
+    :func:`_biased_levels_sorted`).  The total weighted slack sum s_i
+    max(0, kappa - margin_i) is ``budget``; kappa = (kappa_pos + kappa_neg) /
+    2 and b = kappa - kappa_pos.  With unit weights, i = j = mu: as many
+    points of each class.
+    """
+    op = np.argsort(c_pos, kind="mergesort")
+    on = np.argsort(c_neg, kind="mergesort")
+    kp, kn, i, j, mu = _biased_levels_sorted(c_pos[op], s_pos[op], c_neg[on], s_neg[on], budget)
+    kappa = 0.5 * (kp + kn)
+    return kappa, kappa - kp, i, j, mu
 
 
 @njit
-def _sbp_draws(t, Y, r, budgets, biased, radius, draws, slot, members, coef_w, work, cands):
+def _pick(cum, count, target):
+    """The first of ``count`` candidates whose cumulative weight ``cum`` exceeds ``target``.
+
+    With unit weights (cum = 1, 2, ...) and target = u * count this is the
+    candidate at position floor(u * count).
+    """
+    q = np.searchsorted(cum[:count], target, side="right")
+    return min(q, count - 1)
+
+
+@njit
+def _sbp_draws(t, Y, r, budgets, sw, biased, radius, draws, slot, members, coef_w, work, cands,
+               cum):
     """Every problem's k draws (k positive and k negative with a bias) from the
     water-filled distribution of the current responses, merged by example.
 
     Unbiased: the candidates are the points with y_j r_j at or below the water
-    level (in index order), each draw adds eta/k y_i.  Biased: the m lowest
-    margins of each class (ties in index order) from the two-level water
-    filling; a positive draw adds eta/(2k), a negative one -eta/(2k).
+    level (in index order), drawn in proportion to their weights ``sw``; each
+    draw adds eta/k y_i.  Biased: the lowest margins of each class (ties in
+    index order) from the two-level water filling, each class's draws in
+    proportion to their weights (the last one's capped so that both classes
+    weigh the same); a positive draw adds eta/(2k), a negative one -eta/(2k).
     Returns the number of distinct examples drawn.
     """
     n, n_problems = Y.shape
@@ -380,23 +450,33 @@ def _sbp_draws(t, Y, r, budgets, biased, radius, draws, slot, members, coef_w, w
             neg = np.flatnonzero(Y[:, c] < 0)
             c_pos = r[pos, c]
             c_neg = -r[neg, c]
-            _, _, m = water_levels_biased(c_pos, c_neg, budgets[c])
             low_pos = pos[np.argsort(c_pos, kind="mergesort")]
             low_neg = neg[np.argsort(c_neg, kind="mergesort")]
-            for q in range(2 * k):
-                i = _draw(low_pos, m, draws[c, q]) if q < k else _draw(low_neg, m, draws[c, q])
-                count = _merge(i, c, (0.5 * eta / k) * Y[i, c], slot, members, coef_w, count)
+            _, _, m_pos, m_neg, mu = _biased_levels_sorted(
+                r[low_pos, c], sw[low_pos], -r[low_neg, c], sw[low_neg], budgets[c])
+            for low, m, sign in ((low_pos, m_pos, 0), (low_neg, m_neg, k)):
+                total = 0.0
+                for q in range(m):
+                    total += sw[low[q]]
+                    cum[q] = min(total, mu)
+                for q in range(k):
+                    i = low[_pick(cum, m, draws[c, sign + q] * mu)]
+                    count = _merge(i, c, (0.5 * eta / k) * Y[i, c], slot, members, coef_w,
+                                   count)
         else:
             for j in range(n):
                 work[j] = Y[j, c] * r[j, c]
-            kappa = water_level_select(work[:n], budgets[c], work[n:])
+            kappa = water_level_select(work[:n], budgets[c], sw, work[n:2 * n], work[2 * n:])
             n_cand = 0
+            total = 0.0
             for j in range(n):
                 if Y[j, c] * r[j, c] <= kappa:
                     cands[n_cand] = j
+                    total += sw[j]
+                    cum[n_cand] = total
                     n_cand += 1
             for q in range(k):
-                i = _draw(cands, n_cand, draws[c, q])
+                i = cands[_pick(cum, n_cand, draws[c, q] * total)]
                 count = _merge(i, c, (eta / k) * Y[i, c], slot, members, coef_w, count)
     return count
 
@@ -425,8 +505,9 @@ def sbp_blocks(rows, n_features, data, kern, plan, state, draws, t):
     problem's responses.  Then every iterate is projected onto the unit ball
     (through its maintained ||w||^2) and summed into the average.
 
-    * ``data = (sqnorm, Y, budgets)``: squared row norms, targets (n,
-      n_problems), each problem's slack budget n nu;
+    * ``data = (sqnorm, Y, budgets, sw)``: squared row norms, targets (n,
+      n_problems), each problem's slack budget n nu, the examples' weights
+      (the cost of their slack: sum_i sw_i xi_i <= n nu);
     * ``kern = (code, gamma, coef0, degree)``;
     * ``plan = (radius, biased, avg_start, max_cols)``: R, the two-level
       variant, the first averaged iterate, the columns gathered at once;
@@ -437,7 +518,7 @@ def sbp_blocks(rows, n_features, data, kern, plan, state, draws, t):
 
     Returns (t after the last step, number of kernel evaluations).
     """
-    sqnorm, Y, budgets = data
+    sqnorm, Y, budgets, sw = data
     code, gamma, coef0, degree = kern
     radius, biased, avg_start, max_cols = plan
     a, r, a_sum, r_sum, scal = state
@@ -446,14 +527,15 @@ def sbp_blocks(rows, n_features, data, kern, plan, state, draws, t):
     slot = np.full(n, -1, np.int64)
     members = np.empty(per * n_problems, np.int64)
     coef_w = np.empty((per * n_problems, n_problems))
-    work = np.empty(2 * n)
+    work = np.empty(3 * n)
     cands = np.empty(n, np.int64)
+    cum = np.empty(n)
     ones = np.ones(n_problems)
     no_average = np.zeros(n_problems)
     evals = 0
     for step in range(draws.shape[0]):
-        count = _sbp_draws(t, Y, r, budgets, biased, radius, draws[step], slot, members,
-                           coef_w, work, cands)
+        count = _sbp_draws(t, Y, r, budgets, sw, biased, radius, draws[step], slot, members,
+                           coef_w, work, cands, cum)
         for m in range(count):
             slot[members[m]] = -1
         w2 = scal[SBP_W2].copy()
