@@ -8,7 +8,10 @@ computes the columns of a block of b examples in one pass, by tiles of rows
 responses of every problem from the same tile.  Measured on the same data in
 one process: seconds per column and kernel evaluations per second (rbf), for
 the old path (one column, the responses of one problem updated) and the
-engine at b = 1, 16, 64, 256 columns with 1 and 10 problems.
+engine at b = 1, 16, 64, 256 columns with 1 and 10 problems, on float64 rows
+and on float32 rows (multiplied in float32: ``sgemm`` for dense rows), with
+the largest error of the float32 kernel values against the float64 ones on
+the same 256 columns.
 
 Usage::
 
@@ -59,6 +62,7 @@ def _seconds(fn, columns, repeats):
 def bench(name, data_dir, quick, repeats):
     X, gamma = data(name, data_dir, quick)
     rows = as_rows(X)
+    rows32 = as_rows(X.astype(np.float32), np.float32)
     n, d = rows.n_rows, rows.n_features
     sq = row_sqnorms(rows.kernel, n)
     args = (kern.RBF, gamma, 0.0, 3)
@@ -73,21 +77,35 @@ def bench(name, data_dir, quick, repeats):
 
     record = {"dataset": name, "n": n, "d": d, "sparse": not isinstance(rows.kernel, np.ndarray),
               "gamma": gamma, "one_column": _seconds(old_path, 64, repeats), "blocks": []}
-    for problems in (1, 10):
-        g = np.zeros((n, problems))
-        for b in BLOCKS:
-            idx = picks[:b]
-            delta = rng.standard_normal((b, problems))
-            reps = max(1, 64 // b)
+    sq32 = row_sqnorms(rows32.kernel, n)  # the float32 values' own norms, as a fit takes them
+    with one_blas_thread():
+        exact = blocks.kernel_block(rows.kernel, d, sq, picks, *args)
+        approx = blocks.kernel_block(rows32.kernel, d, sq32, picks, *args)
+        exact32 = blocks.kernel_block(  # the exact kernel of the float32 values
+            as_rows(X.astype(np.float32).astype(np.float64)).kernel, d, sq32, picks, *args)
+    record["float32_error"] = {
+        "max_abs_vs_float32_values": float(np.abs(approx - exact32).max()),
+        "max_rel_vs_float32_values": float((np.abs(approx - exact32) / exact32).max()),
+        "max_abs_vs_float64_input": float(np.abs(approx - exact).max()),
+    }
+    for dtype, r, s in ((np.float64, rows, sq), (np.float32, rows32, sq32)):
+        for problems in (1, 10):
+            g = np.zeros((n, problems))
+            for b in BLOCKS:
+                idx = picks[:b]
+                delta = rng.standard_normal((b, problems))
+                reps = max(1, 64 // b)
 
-            def engine():
-                with one_blas_thread():
-                    for _ in range(reps):
-                        blocks.add_block(rows.kernel, d, sq, idx, *args, 0.0, delta, g)
+                def engine():
+                    with one_blas_thread():
+                        for _ in range(reps):
+                            blocks.add_block(r.kernel, d, s, idx, *args, 0.0, delta, g)
 
-            record["blocks"].append({"columns": b, "problems": problems,
-                                     "seconds_per_column": _seconds(engine, b * reps, repeats)})
-            print(f"{name} b={b} problems={problems}: {record['blocks'][-1]}", file=sys.stderr)
+                record["blocks"].append({
+                    "dtype": np.dtype(dtype).name, "columns": b, "problems": problems,
+                    "seconds_per_column": _seconds(engine, b * reps, repeats)})
+                print(f"{name} b={b} problems={problems}: {record['blocks'][-1]}",
+                      file=sys.stderr)
     return record
 
 
@@ -100,7 +118,9 @@ def markdown(result):
         "responses, per column; 'block': `blocks.add_block` with b columns updating the "
         "responses of 1 or 10 problems, per column. Median of the repeats. Speed-up: the "
         "one-column path's time per column and per problem (a one-vs-rest fit of 10 classes "
-        "paid one column per class) over the block's.",
+        "paid one column per class) over the block's. 'float32': the rows given as float32, "
+        "multiplied in float32 (the inner products then widened to float64); its error is "
+        "that of the rbf values against the exact kernel of the same float32 values.",
         "",
     ]
     for ds in result["datasets"]:
@@ -109,15 +129,31 @@ def markdown(result):
             f"## {ds['dataset']} (n={ds['n']}, d={ds['d']}, {'CSR' if ds['sparse'] else 'dense'})",
             "",
             f"One column: {1e3 * old:.3f} ms ({ds['n'] / old / 1e6:.0f} million evaluations/s).",
+        ]
+        if "float32_error" in ds:
+            err = ds["float32_error"]
+            lines += [
+                "",
+                f"float32 rows: rbf values within {err['max_abs_vs_float32_values']:.1e} "
+                f"(absolute; {err['max_rel_vs_float32_values']:.1e} relative) of the exact "
+                f"kernel of the same float32 values, {err['max_abs_vs_float64_input']:.1e} of "
+                "the float64 input's.",
+            ]
+        f64 = {(r["columns"], r["problems"]): r["seconds_per_column"]["median"]
+               for r in ds["blocks"] if r.get("dtype", "float64") == "float64"}
+        lines += [
             "",
-            "| columns per block | problems | ms per column | million evaluations/s | speed-up |",
-            "|---|---|---|---|---|",
+            "| rows | columns per block | problems | ms per column | million evaluations/s "
+            "| speed-up | float64 / float32 |",
+            "|---|---|---|---|---|---|---|",
         ]
         for r in ds["blocks"]:
             sec = r["seconds_per_column"]["median"]
+            dtype = r.get("dtype", "float64")
+            against = f"{f64[r['columns'], r['problems']] / sec:.2f}x" if dtype == "float32" else ""
             lines.append(
-                f"| {r['columns']} | {r['problems']} | {1e3 * sec:.3f} | {ds['n'] / sec / 1e6:.0f} "
-                f"| {old * r['problems'] / sec:.1f}x |"
+                f"| {dtype} | {r['columns']} | {r['problems']} | {1e3 * sec:.3f} | "
+                f"{ds['n'] / sec / 1e6:.0f} | {old * r['problems'] / sec:.1f}x | {against} |"
             )
         lines.append("")
     lines += environment_markdown(result["environment"])
