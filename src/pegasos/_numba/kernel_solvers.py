@@ -340,6 +340,16 @@ def water_level_select(c, budget, s, work, wwork):
 
 
 @njit
+def _rise(level, mass, following, left):
+    """One class's level raised towards its next value ``following`` at a cost of
+    ``mass`` per unit with ``left`` to spend: (level, left, whether it stopped short)."""
+    cost = mass * (following - level) if mass > 0.0 else 0.0
+    if following == np.inf or cost > left:
+        return level + left / mass, 0.0, True
+    return following, left - cost, False
+
+
+@njit
 def _biased_levels_sorted(p, sp, q, sq, budget):
     """:func:`water_levels_biased` on sorted values (p, q) with their weights.
 
@@ -359,21 +369,15 @@ def _biased_levels_sorted(p, sp, q, sq, budget):
         p_next = p[i] if i < p.shape[0] else np.inf
         q_next = q[j] if j < q.shape[0] else np.inf
         if mp < mq or (mp == mq and mp == 0.0 and p_next < np.inf):
-            cost = mp * (p_next - kp) if mp > 0.0 else 0.0
-            if p_next == np.inf or cost > left:
-                kp += left / mp
+            kp, left, short = _rise(kp, mp, p_next, left)
+            if short:
                 break
-            left -= cost
-            kp = p_next
             mp += sp[i]
             i += 1
         elif mq < mp or (mq == 0.0 and q_next < np.inf):
-            cost = mq * (q_next - kn) if mq > 0.0 else 0.0
-            if q_next == np.inf or cost > left:
-                kn += left / mq
+            kn, left, short = _rise(kn, mq, q_next, left)
+            if short:
                 break
-            left -= cost
-            kn = q_next
             mq += sq[j]
             j += 1
         else:  # equal weights: both rise at the same rate, any split is optimal
