@@ -69,7 +69,7 @@ def solvers(gamma, n):
     out = {"SVC (SMO, one-vs-one)": (lambda: SVC(C=C, gamma="scale"), f64)}
     out["KernelPegasos, 1 epoch, float64"] = (
         lambda: KernelPegasosClassifier(C=C, n_epochs=1, random_state=0), f64)
-    for epochs in (1, 3):  # the default batch of 16
+    for epochs in (1, 3, 5, 10):  # the default batch of 16
         out[f"KernelPegasos, {epochs} epoch{'s' if epochs > 1 else ''}"] = (
             lambda e=epochs: KernelPegasosClassifier(C=C, n_epochs=e, random_state=0), f32)
     for passes in (0.5, 1.0):  # nu from C (one more pass); n_iter in iterations of 16 draws

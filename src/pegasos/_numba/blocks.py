@@ -284,16 +284,61 @@ def decision_blocks(rows_x, sq_x, rows_sv, sq_sv, n_features, coef, code, gamma,
     return out
 
 
+def row_products(rows, idx, Z, Zt):
+    """``X[idx] @ Z.T`` in float64 for rows ``idx`` of X (not a contiguous range).
+
+    Dense rows are gathered and multiplied (``gemm``); CSR rows are streamed
+    over their stored entries against ``Zt`` (``Z.T`` in C order), O(nnz * b),
+    so a block of high-dimensional sparse rows is never densified.
+    """
+    if isinstance(rows, np.ndarray):
+        return (rows[idx] @ Z.T).astype(np.float64)
+    data, indices, indptr = rows
+    out = np.zeros((len(idx), Z.shape[0]))
+    for m, j in enumerate(idx):
+        for p in range(indptr[j], indptr[j + 1]):
+            out[m] += data[p] * Zt[indices[p]]
+    return out
+
+
+@overload(row_products)
+def _row_products(rows, idx, Z, Zt):
+    if isinstance(rows, types.Array):
+
+        def impl(rows, idx, Z, Zt):
+            return np.dot(gather(rows, idx, Z.shape[1]), Z.T).astype(np.float64)
+
+    else:
+
+        def impl(rows, idx, Z, Zt):
+            data, indices, indptr = rows
+            b = Zt.shape[1]
+            out = np.zeros((idx.shape[0], b))
+            for r in range(idx.shape[0]):
+                j = idx[r]
+                for p in range(indptr[j], indptr[j + 1]):
+                    v = data[p]
+                    f = indices[p]
+                    for m in range(b):
+                        out[r, m] += v * Zt[f, m]
+            return out
+
+    return impl
+
+
 @njit
 def pair_block(rows, n_features, sqnorm, idx_a, idx_b, code, gamma, coef0, degree):
-    """K(X[idx_a], X[idx_b]) (len(idx_a), len(idx_b)), from the two rows' dense copies."""
+    """K(X[idx_a], X[idx_b]) (len(idx_a), len(idx_b)).
+
+    The rows ``idx_b`` are copied densely; the rows ``idx_a`` are multiplied
+    against them as :func:`row_products` does (CSR rows over their entries).
+    """
     if code == PRECOMPUTED:
         out = np.empty((idx_a.shape[0], idx_b.shape[0]))
         for m in range(idx_a.shape[0]):
             out[m] = gram_columns(rows, idx_a[m], idx_a[m] + 1, idx_b)[0]
         return out
-    Za = gather(rows, idx_a, n_features)
     Zb = gather(rows, idx_b, n_features)
-    out = np.dot(Za, Zb.T).astype(np.float64)
+    out = row_products(rows, idx_a, Zb, np.ascontiguousarray(Zb.T))
     transform(out, sqnorm[idx_a], sqnorm[idx_b], code, gamma, coef0, degree)
     return out

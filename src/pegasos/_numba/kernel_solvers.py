@@ -2,11 +2,16 @@
 mini-batch Kernelized Stochastic Batch Perceptron (Cotter, Shalev-Shwartz &
 Srebro, ICML 2012), every one-vs-rest problem trained at once.
 
-All three keep the *responses* of every training point up to date for every
-problem, so that a margin costs O(1).  A step changes the model at the
-examples drawn (or violating) in any problem; their kernel columns are
-computed together, one pass over the data for the whole block
-(:func:`.blocks.add_block`), and update every problem's responses.  The model
+All three keep the *responses* of training points for every problem, so that
+a margin costs O(1).  A step changes the model at the examples drawn (or
+violating) in any problem; their kernel columns are computed together, one
+pass over the data for the whole block (:func:`.blocks.add_block`), and update
+every problem's responses.  The SBP needs every response after every step
+(its distribution is built from them).  Kernel Pegasos and the Perceptron
+draw independently of the model, so they keep only the rows drawn in a chunk
+of about CHUNK_DRAWS draws current and bring every row up to date once per
+chunk, with one block of all the chunk's changed examples
+(:func:`kernel_pegasos_blocks`).  The model
 of problem c is ``w_c = s_c * sum_l a[l, c] phi(x_l)`` with signed
 coefficients (the label is inside) and a scale ``s_c`` (1 for the SBP); the
 responses are ``g[j, c] = sum_l a[l, c] K(x_l, x_j)``, so ``<w_c, phi(x_j)> =
@@ -48,21 +53,22 @@ def _fold(c, beta, a, u):
 
 
 @njit
-def _violators(batch, Y, G, scal, mode, slot, members, coef_w, step_size, sw):
+def _violators(batch, Y, G, local, scal, mode, slot, members, coef_w, step_size, sw):
     """The batch's margin violators, merged by example.
 
     Judges every drawn example against every problem with the current
-    iterate; ``members[:count]`` are the distinct examples that violate at
-    least one problem, ``coef_w[m, c]`` the sum of their coefficients for
-    problem c in units of w (step * y * weight per violating draw).  ``slot``
-    (n,) maps an example to its position (reset to -1 by the caller).
+    iterate (example i's responses are ``G[local[i]]``); ``members[:count]``
+    are the distinct examples that violate at least one problem,
+    ``coef_w[m, c]`` the sum of their coefficients for problem c in units of
+    w (step * y * weight per violating draw).  ``slot`` (n,) maps an example
+    to its position (reset to -1 by the caller).
     """
     n_problems = Y.shape[1]
     count = 0
     for j in range(batch.shape[0]):
         i = batch[j]
         for c in range(n_problems):
-            margin = Y[i, c] * scal[S, c] * G[i, c]
+            margin = Y[i, c] * scal[S, c] * G[local[i], c]
             if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
                 if slot[i] < 0:
                     slot[i] = count
@@ -154,12 +160,16 @@ def _quad(x, M, z):
 
 @njit
 def _finish_step(t, c, w2, radius2, mode, avg_start, a, g, u, scal):
-    """Problem c after its step: overflow, projection, rescaling, averaging."""
+    """Problem c after its step: overflow, projection, rescaling, averaging.
+
+    Returns the factor by which a rescaling multiplied a[:, c] and g[:, c]
+    (1.0 when there was none)."""
     s = scal[S, c]
     if w2 < 0.0:
         w2 = 0.0
     elif not w2 < np.inf:  # inf, or inf - inf between the terms of a block
         s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
+    factor = 1.0
     if mode == PEGASOS:
         if radius2 > 0.0 and w2 > radius2:
             s *= math.sqrt(radius2 / w2)
@@ -171,6 +181,7 @@ def _finish_step(t, c, w2, radius2, mode, avg_start, a, g, u, scal):
             for j in range(a.shape[0]):
                 a[j, c] *= s
                 g[j, c] *= s
+            factor = s
             s = 1.0
     scal[S, c] = s
     scal[W2, c] = w2
@@ -182,23 +193,186 @@ def _finish_step(t, c, w2, radius2, mode, avg_start, a, g, u, scal):
             _fold(c, scal[BETA, c], a, u)
             scal[BETA, c] = 0.0
             scal[N_FOLD, c] = 0.0
+    return factor
+
+
+#: Draws in a chunk of kernel Pegasos or the Perceptron (see kernel_pegasos_blocks).
+CHUNK_DRAWS = 256
+
+# the chunk's counters (the last array of its state)
+N_ROWS = 0
+N_COLS = 1
 
 
 @njit
-def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
+def chunk_steps(k, max_cols):
+    """Iterations per chunk for batches of k: CHUNK_DRAWS draws (at most max_cols), at least one."""
+    return max(1, min(CHUNK_DRAWS, max_cols) // k)
+
+
+@njit
+def new_chunk(n, n_problems, k, max_cols):
+    """An empty chunk for :func:`kernel_pegasos_blocks`:
+    ``(local, column, chunk_rows, col_rows, kc, pending, gl, counts)``.
+
+    ``chunk_rows[:counts[N_ROWS]]`` are the examples drawn in the chunk so far
+    (``local`` maps an example to its position there, -1 outside),
+    ``col_rows[:counts[N_COLS]]`` those whose coefficients changed
+    (``column`` likewise), ``kc[r, q]`` the augmented kernel between chunk row
+    r and column q, ``pending[q]`` the change of column q's coefficients not
+    yet in the responses ``g``, ``gl[r]`` chunk row r's current responses.
+    """
+    cap = chunk_steps(k, max_cols) * k
+    return (np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
+            np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
+            np.zeros((cap, n_problems)), np.zeros(2, np.int64))
+
+
+@njit
+def _cross(rows, n_features, sqnorm, kern, idx_a, idx_b, max_cols):
+    """K(X[idx_a], X[idx_b]) + bias2, the rows ``idx_b`` copied at most ``max_cols`` at a time."""
+    code, gamma, coef0, degree, bias2 = kern
+    out = np.empty((idx_a.shape[0], idx_b.shape[0]))
+    for start in range(0, idx_b.shape[0], max_cols):
+        stop = min(idx_b.shape[0], start + max_cols)
+        out[:, start:stop] = pair_block(rows, n_features, sqnorm, idx_a, idx_b[start:stop], code,
+                                        gamma, coef0, degree) + bias2
+    return out
+
+
+@njit
+def _join(rows, n_features, sqnorm, kern, max_cols, batch, g, chunk):
+    """Bring the batch's examples into the chunk: responses ``g`` plus the chunk's
+    pending changes.  Returns kernel evaluations."""
+    local, _, chunk_rows, col_rows, kc, pending, gl, counts = chunk
+    first = n_rows = counts[N_ROWS]
+    for j in range(batch.shape[0]):
+        i = batch[j]
+        if local[i] < 0:
+            local[i] = n_rows
+            chunk_rows[n_rows] = i
+            gl[n_rows] = g[i]
+            n_rows += 1
+    counts[N_ROWS] = n_rows
+    n_cols = counts[N_COLS]
+    if n_rows == first or n_cols == 0:
+        return 0
+    block = _cross(rows, n_features, sqnorm, kern, chunk_rows[first:n_rows], col_rows[:n_cols],
+                   max_cols)
+    kc[first:n_rows, :n_cols] = block
+    gl[first:n_rows] += np.dot(block, pending[:n_cols])
+    return (n_rows - first) * n_cols
+
+
+@njit
+def _new_columns(rows, n_features, sqnorm, kern, max_cols, members, chunk):
+    """Give the members that have no column in the chunk one: their kernel with
+    every chunk row.  Returns kernel evaluations."""
+    _, column, chunk_rows, col_rows, kc, pending, _, counts = chunk
+    first = n_cols = counts[N_COLS]
+    for m in range(members.shape[0]):
+        i = members[m]
+        if column[i] < 0:
+            column[i] = n_cols
+            col_rows[n_cols] = i
+            pending[n_cols] = 0.0
+            n_cols += 1
+    counts[N_COLS] = n_cols
+    n_rows = counts[N_ROWS]
+    if n_cols > first:
+        kc[:n_rows, first:n_cols] = _cross(rows, n_features, sqnorm, kern, chunk_rows[:n_rows],
+                                           col_rows[first:n_cols], max_cols)
+    return n_rows * (n_cols - first)
+
+
+@njit
+def _chunk_step(members, coef_w, scale, w2_new, a, beta, u, chunk):
+    """Add ``coef_w`` (in units of w) at ``members`` to every problem, within the chunk.
+
+    ``w2_new`` holds ||w||^2 on entry and receives ||w + dw||^2 = ||w||^2 +
+    2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = scale * gl from the chunk
+    rows' responses and <dw, dw> from their kernel values.  The chunk rows'
+    responses are updated at once; the other rows' wait in ``pending``.  A
+    problem with ``beta[c] != 0`` keeps its lazy average ``u`` in step.
+    """
+    local, column, _, _, kc, pending, gl, counts = chunk
+    count = members.shape[0]
+    n_rows = counts[N_ROWS]
+    for c in range(scale.shape[0]):
+        lin = 0.0
+        quad = 0.0
+        for m in range(count):
+            row = local[members[m]]
+            lin += coef_w[m, c] * gl[row, c]
+            inner = 0.0
+            for q in range(count):
+                inner += kc[row, column[members[q]]] * coef_w[q, c]
+            quad += coef_w[m, c] * inner
+        w2_new[c] += 2.0 * scale[c] * lin + quad
+    for m in range(count):
+        i = members[m]
+        q = column[i]
+        for c in range(scale.shape[0]):
+            delta = coef_w[m, c] / scale[c]
+            if delta == 0.0:
+                continue
+            pending[q, c] += delta
+            a[i, c] += delta
+            if beta[c] != 0.0:
+                u[i, c] -= beta[c] * delta
+            for r in range(n_rows):
+                gl[r, c] += kc[r, q] * delta
+
+
+@njit
+def flush_chunk(rows, n_features, sqnorm, kern, max_cols, g, chunk):
+    """The chunk's pending changes into every row's responses, by kernel blocks of at
+    most ``max_cols`` columns (:func:`.blocks.add_block`); empties the chunk.
+    Returns kernel evaluations."""
+    local, column, chunk_rows, col_rows, _, pending, _, counts = chunk
+    code, gamma, coef0, degree, bias2 = kern
+    n_cols = counts[N_COLS]
+    for start in range(0, n_cols, max_cols):
+        stop = min(n_cols, start + max_cols)
+        add_block(rows, n_features, sqnorm, col_rows[start:stop], code, gamma, coef0, degree,
+                  bias2, pending[start:stop], g)
+    for r in range(counts[N_ROWS]):
+        local[chunk_rows[r]] = -1
+    for q in range(n_cols):
+        column[col_rows[q]] = -1
+    counts[:] = 0
+    return g.shape[0] * n_cols
+
+
+@njit
+def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, chunk, idx, t, finish):
     """Run ``len(idx) // k`` iterations of mini-batch kernel Pegasos (or the
     kernel Perceptron) on every one-vs-rest problem at once.
 
     Each iteration draws the k examples ``idx[step*k:(step+1)*k]``, judges
-    their margins with w_t on every problem, and pays for the union of the
-    problems' violators with kernel blocks (:func:`.blocks.kernel_block`):
-    the responses of every problem are updated from the same block.
+    their margins with w_t on every problem, and changes the coefficients of
+    the union of the problems' violators.
 
     ``mode == PEGASOS``: the linear algorithm of ``linear.pegasos_steps`` in
     the dual representation -- shrink by (1 - 1/t), add (1/(lam t k)) s_i y_i
     phi(x_i) for each violator (y_i <w, phi(x_i)> < 1), project onto
     ||w||^2 <= radius2 (0 = off).  ``mode == PERCEPTRON``: add y_i phi(x_i)
     whenever y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
+
+    **Chunks.**  The draws do not depend on the model, so the responses of
+    all n rows need not follow every step: the iterations are grouped in
+    chunks of :func:`chunk_steps` (t = 1..P, P+1..2P, ...; about
+    CHUNK_DRAWS draws).  Within a chunk only the rows drawn in it are kept
+    current (``chunk``: their kernel values with the chunk's changed
+    examples, computed as rows join and as examples change); at the chunk's
+    end the changes reach every row's responses in one block of all the
+    chunk's changed examples (:func:`flush_chunk`), a matrix product of up to
+    CHUNK_DRAWS columns where a step alone had k: one pass over X for the
+    whole chunk.  Every margin is the exact one of the step's iterate, so the
+    iterates are those of the step-by-step algorithm up to rounding.  The
+    chunk is kept across calls (chunk boundaries depend on t alone, so
+    splitting a run into calls does not change a bit); ``finish`` empties it
+    at the end of the call.
 
     Arguments, grouped:
 
@@ -207,19 +381,23 @@ def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
     * ``kern = (code, gamma, coef0, degree, bias2)``: ``bias2`` is added to
       every kernel value (an augmented constant feature: the intercept);
     * ``plan = (k, lam, radius2, mode, avg_start, max_cols)``: iterates of
-      steps t >= avg_start enter the average; at most ``max_cols`` kernel
-      columns are held at once;
+      steps t >= avg_start enter the average; at most ``max_cols`` rows are
+      copied densely at once;
     * ``state = (a, g, u, scal)``: coefficients, responses and lazy-average
       vectors (n, n_problems), and the scalars (N_SCALARS, n_problems), all
-      updated in place.  ``<w_c, phi(x_j)> = scal[S, c] * g[j, c]``; the
-      averaged coefficients are (u + scal[BETA] a) / scal[N_AVG].
+      updated in place.  ``<w_c, phi(x_j)> = scal[S, c] * g[j, c]`` once the
+      chunk is flushed; the averaged coefficients are (u + scal[BETA] a) /
+      scal[N_AVG];
+    * ``chunk``: from :func:`new_chunk` (k, max_cols as in ``plan``).
 
     Returns (t after the last step, number of kernel evaluations).
     """
     k, lam, radius2, mode, avg_start, max_cols = plan
     a, g, u, scal = state
-    Y, sw = data[2], data[3]
+    sqnorm, Y, sw = data[0], data[2], data[3]
+    local, pending, gl, counts = chunk[0], chunk[5], chunk[6], chunk[7]
     n, n_problems = g.shape
+    per_chunk = chunk_steps(k, max_cols)
     slot = np.full(n, -1, np.int64)
     members = np.empty(k, np.int64)
     coef_w = np.empty((k, n_problems))
@@ -228,22 +406,35 @@ def kernel_pegasos_blocks(rows, n_features, data, kern, plan, state, idx, t):
     inv_lam_k = 1.0 / (lam * k)
     for step in range(idx.shape[0] // k):
         batch = idx[step * k : (step + 1) * k]
+        evals += _join(rows, n_features, sqnorm, kern, max_cols, batch, g, chunk)
         if mode == PEGASOS:
             step_size = inv_lam_k / t
         else:
             step_size = 1.0
-        count = _violators(batch, Y, g, scal, mode, slot, members, coef_w, step_size, sw)
+        count = _violators(batch, Y, gl, local, scal, mode, slot, members, coef_w, step_size, sw)
         if mode == PEGASOS:
             _shrink(t, scal, a, g, u)
+            if t == 1:  # w = 0: the chunk's responses and changes go with it
+                gl[:] = 0.0
+                pending[:] = 0.0
         for m in range(count):
             slot[members[m]] = -1
         w2_new[:] = scal[W2]
         if count:
-            evals += _add_block(rows, n_features, data[0], kern, members[:count],
-                                coef_w[:count], scal[S], w2_new, max_cols, a, g, scal[BETA], u)
+            evals += _new_columns(rows, n_features, sqnorm, kern, max_cols, members[:count],
+                                  chunk)
+            _chunk_step(members[:count], coef_w[:count], scal[S], w2_new, a, scal[BETA], u,
+                        chunk)
         for c in range(n_problems):
-            _finish_step(t, c, w2_new[c], radius2, mode, avg_start, a, g, u, scal)
+            factor = _finish_step(t, c, w2_new[c], radius2, mode, avg_start, a, g, u, scal)
+            if factor != 1.0:
+                gl[: counts[N_ROWS], c] *= factor
+                pending[: counts[N_COLS], c] *= factor
+        if t % per_chunk == 0:
+            evals += flush_chunk(rows, n_features, sqnorm, kern, max_cols, g, chunk)
         t += 1
+    if finish:
+        evals += flush_chunk(rows, n_features, sqnorm, kern, max_cols, g, chunk)
     return t, evals
 
 
@@ -454,17 +645,19 @@ def _sbp_draws(t, Y, r, budgets, sw, biased, radius, draws, slot, members, coef_
             neg = np.flatnonzero(Y[:, c] < 0)
             c_pos = r[pos, c]
             c_neg = -r[neg, c]
-            low_pos = pos[np.argsort(c_pos, kind="mergesort")]
-            low_neg = neg[np.argsort(c_neg, kind="mergesort")]
+            order_pos = np.argsort(c_pos, kind="mergesort")
+            order_neg = np.argsort(c_neg, kind="mergesort")
+            low_pos = pos[order_pos]
+            low_neg = neg[order_neg]
             _, _, m_pos, m_neg, mu = _biased_levels_sorted(
-                r[low_pos, c], sw[low_pos], -r[low_neg, c], sw[low_neg], budgets[c])
-            for low, m, sign in ((low_pos, m_pos, 0), (low_neg, m_neg, k)):
+                c_pos[order_pos], sw[low_pos], c_neg[order_neg], sw[low_neg], budgets[c])
+            for low, m, first in ((low_pos, m_pos, 0), (low_neg, m_neg, k)):
                 total = 0.0
                 for q in range(m):
                     total += sw[low[q]]
                     cum[q] = min(total, mu)
-                for q in range(k):
-                    i = low[_pick(cum, m, draws[c, sign + q] * mu)]
+                for q in range(k):  # the class's draws are draws[c, first:first + k]
+                    i = low[_pick(cum, m, draws[c, first + q] * mu)]
                     count = _merge(i, c, (0.5 * eta / k) * Y[i, c], slot, members, coef_w,
                                    count)
         else:
