@@ -234,12 +234,29 @@ def kernel_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree):
     return out
 
 
+@njit
+def _add_tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2, delta,
+              g, gram):
+    """One tile of :func:`add_block`: ``g[lo:hi] += (K + bias2) @ delta``, and the rows of
+    ``gram`` whose example lies in the tile."""
+    K = _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree)
+    if bias2 != 0.0:
+        K += bias2
+    g[lo:hi] += np.dot(K, delta)
+    for m in range(idx.shape[0]):
+        if lo <= idx[m] < hi:
+            gram[m] = K[idx[m] - lo]
+
+
 @njit_parallel
 def add_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree, bias2, delta, g):
     """``g += (K(X, X[idx]) + bias2) @ delta`` tile by tile; returns K(X[idx], X[idx]) + bias2.
 
     ``delta`` (len(idx), n_problems), ``g`` (n, n_problems).  The returned
     Gram matrix of the block's own rows is read from the tiles that hold them.
+    A block of one tile runs in the calling thread: a parallel region for a
+    single tile only makes it wait for the other threads (on a busy machine,
+    for their time slices).
     """
     n = sqnorm.shape[0]
     b = idx.shape[0]
@@ -247,17 +264,17 @@ def add_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree, bias2, 
     Zt = np.ascontiguousarray(Z.T)
     sq_z = sqnorm[idx]
     rows_per = tile_rows(b)
+    n_tiles = (n + rows_per - 1) // rows_per
     gram = np.empty((b, b))
-    for tile in prange((n + rows_per - 1) // rows_per):
+    if n_tiles == 1:
+        _add_tile(rows, 0, n, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2, delta,
+                  g, gram)
+        return gram
+    for tile in prange(n_tiles):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
-        K = _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree)
-        if bias2 != 0.0:
-            K += bias2
-        g[lo:hi] += np.dot(K, delta)
-        for m in range(b):
-            if lo <= idx[m] < hi:
-                gram[m] = K[idx[m] - lo]
+        _add_tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2,
+                  delta, g, gram)
     return gram
 
 
