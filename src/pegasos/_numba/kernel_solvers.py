@@ -241,19 +241,26 @@ def _cross(rows, n_features, sqnorm, kern, idx_a, idx_b, max_cols):
 
 
 @njit
+def _admit(items, position, listed, count):
+    """Append to ``listed[:count]`` the items not yet in it (``position[i] < 0``),
+    recording each one's position; returns the new count."""
+    for j in range(items.shape[0]):
+        i = items[j]
+        if position[i] < 0:
+            position[i] = count
+            listed[count] = i
+            count += 1
+    return count
+
+
+@njit
 def _join(rows, n_features, sqnorm, kern, max_cols, batch, g, chunk):
     """Bring the batch's examples into the chunk: responses ``g`` plus the chunk's
     pending changes.  Returns kernel evaluations."""
     local, _, chunk_rows, col_rows, kc, pending, gl, counts = chunk
-    first = n_rows = counts[N_ROWS]
-    for j in range(batch.shape[0]):
-        i = batch[j]
-        if local[i] < 0:
-            local[i] = n_rows
-            chunk_rows[n_rows] = i
-            gl[n_rows] = g[i]
-            n_rows += 1
-    counts[N_ROWS] = n_rows
+    first = counts[N_ROWS]
+    n_rows = counts[N_ROWS] = _admit(batch, local, chunk_rows, first)
+    gl[first:n_rows] = g[chunk_rows[first:n_rows]]
     n_cols = counts[N_COLS]
     if n_rows == first or n_cols == 0:
         return 0
@@ -269,15 +276,9 @@ def _new_columns(rows, n_features, sqnorm, kern, max_cols, members, chunk):
     """Give the members that have no column in the chunk one: their kernel with
     every chunk row.  Returns kernel evaluations."""
     _, column, chunk_rows, col_rows, kc, pending, _, counts = chunk
-    first = n_cols = counts[N_COLS]
-    for m in range(members.shape[0]):
-        i = members[m]
-        if column[i] < 0:
-            column[i] = n_cols
-            col_rows[n_cols] = i
-            pending[n_cols] = 0.0
-            n_cols += 1
-    counts[N_COLS] = n_cols
+    first = counts[N_COLS]
+    n_cols = counts[N_COLS] = _admit(members, column, col_rows, first)
+    pending[first:n_cols] = 0.0
     n_rows = counts[N_ROWS]
     if n_cols > first:
         kc[:n_rows, first:n_cols] = _cross(rows, n_features, sqnorm, kern, chunk_rows[:n_rows],
