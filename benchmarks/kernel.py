@@ -152,7 +152,7 @@ def bench(name, data_dir, quick, repeats):
         "sbp_from_C": [0.5, 1.0] + ([] if quick else [2.0]),
         "kernel_pegasos": [0.25, 0.5, 1.0, 2.0] + ([] if quick else [5.0, 10.0, 20.0]),
         "kernel_pegasos_k64": [1.0, 2.0] + ([] if quick else [5.0]),
-        "perceptron": [0.5, 1.0, 2.0],
+        "perceptron": [0.5, 1.0, 2.0] + ([] if quick else [5.0, 10.0]),
     }
     k = 16  # the default batch size of the three estimators
     make = {

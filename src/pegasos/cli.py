@@ -110,7 +110,8 @@ def _train_parser(sub):
                    help="examples per iteration (default 1; kernel Pegasos: 16)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iter", type=int, metavar="T",
-                        help="Pegasos iterations (default: ceil(10 / lambda))")
+                        help="Pegasos iterations (default: ceil(10 / lambda); the "
+                        "perceptron: 10 passes)")
     budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
     p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
                    help="sample order (default: the solver's own; uniform for Pegasos, "
