@@ -77,6 +77,8 @@ def solvers(gamma, n):
             lambda p=passes: SBPClassifier(C=C, n_iter=max(1, int(p * n / 16)), random_state=0),
             f32)
     out["KernelPerceptron, 1 epoch"] = (lambda: KernelPerceptron(n_epochs=1, random_state=0), f32)
+    out["KernelPerceptron, 10 epochs (the default)"] = (
+        lambda: KernelPerceptron(random_state=0), f32)
     for m in (1000, 2000, 4000):
         out[f"Nystroem({m}) + LinearSVC"] = (lambda m=m: make_pipeline(
             Nystroem(gamma=gamma, n_components=m, random_state=0), LinearSVC(C=C)), f64)
