@@ -2,19 +2,22 @@
 
 Runs, in this order, each in this one process:
 
-=============  ======================================================  =====================
-part           what                                                    writes (results/)
-=============  ======================================================  =====================
-linear         seed 001's table: time to a test error / suboptimality  linear.{json,md}
-minibatch      seed 004's figures: k in {1, 10, 100, 1000} at fixed kT  minibatch.{json,md,png}
-scaling        seed 000's claim: time to a fixed error as n grows      scaling.{json,md,png}
-kernel         seed 002's figure: test error against kernel evals      kernel.{json,md,png}
-dask_scaling   distributed Pegasos on a LocalCluster                   dask.{json,md}
-input_checks   the sparse structure check against the fit and predict  input_checks.{json,md}
-startup        the command line's start-up time                         startup.{json,md}
-calibration    probability=True against calibrated LIBLINEAR and SVC    calibration.{json,md}
-certificate    the default end-of-fit certificate: its cost, its gap     certificate.{json,md}
-=============  ======================================================  =====================
+=================  =======================================================  ===========================
+part               what                                                     writes (results/)
+=================  =======================================================  ===========================
+linear             seed 001's table: time to a test error / suboptimality   linear.{json,md}
+minibatch          seed 004's figures: k in {1, 10, 100, 1000} at fixed kT  minibatch.{json,md,png}
+scaling            seed 000's claim: time to a fixed error as n grows       scaling.{json,md,png}
+kernel             seed 002's figure: test error against kernel evals       kernel.{json,md,png}
+kernel_engine      kernel evaluations per second, blocks against columns    kernel_engine.{json,md}
+kernel_multiclass  Fashion-MNIST, 10 classes: SVC, ours, Nystroem           kernel_multiclass.{json,md}
+sbp_cache          the SBP's draws replayed through LRU column caches       sbp_cache.{json,md}
+dask_scaling       distributed Pegasos on a LocalCluster                    dask.{json,md}
+input_checks       the sparse structure check against the fit and predict   input_checks.{json,md}
+startup            the command line's start-up time                         startup.{json,md}
+calibration        probability=True against calibrated LIBLINEAR and SVC    calibration.{json,md}
+certificate        the default end-of-fit certificate: its cost, its gap    certificate.{json,md}
+=================  =======================================================  ===========================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
 and Fashion-MNIST (``apt-get install dataset-fashion-mnist``; without it those
@@ -36,7 +39,7 @@ from pegasos._files import write_atomic
 from .common import HERE, SHARED_DATA, environment
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
-         "dask_scaling", "input_checks", "startup", "calibration", "certificate"]
+         "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration", "certificate"]
 
 
 def main(argv=None):
