@@ -9,6 +9,13 @@ the check, the default fit (``PegasosClassifier(lam=...)``, the task's lambda,
 its default budget of 10/lambda iterations, seed 0) and ``decision_function``
 on the test set, and reports the check as a fraction of each.
 
+It also times :func:`pegasos.load_model`, whose checks (the archive's
+directory, each member's array header against its stored size, the header's
+shapes, every value finite) run before a model is used: the default linear
+model of the task, and a kernel model (``KernelPegasosClassifier``, one epoch
+over the first 2,000 training rows, seed 0), each saved once and loaded
+repeatedly from the page cache.
+
 Usage::
 
     python -m benchmarks.input_checks [--quick] [--repeats 3]
@@ -17,9 +24,11 @@ Writes ``benchmarks/results/input_checks.{json,md}``.
 """
 
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-from pegasos import PegasosClassifier
+from pegasos import KernelPegasosClassifier, PegasosClassifier, load_model, save_model
 from pegasos._rows import check_sparse_structure
 
 from .common import environment_markdown, linear_data, run_part, spread
@@ -49,10 +58,22 @@ def bench(name, *, data_dir, repeats, quick):
                               repeats),
         "predict_seconds": _timed(lambda: fit.decision_function(Xt), check_repeats),
     }
+    with tempfile.TemporaryDirectory() as folder:
+        kernel = _kernel_model(X, y)
+        row["kernel_support_vectors"] = int(len(kernel.support_))
+        for key, model in (("linear", fit), ("kernel", kernel)):
+            path = Path(folder) / f"{key}.model"
+            save_model(model, path)
+            row[f"{key}_model_bytes"] = path.stat().st_size
+            row[f"load_{key}_seconds"] = _timed(lambda: load_model(path), check_repeats)
     row["check_over_fit"] = row["check_seconds"]["median"] / row["fit_seconds"]["median"]
     row["check_over_predict"] = (row["check_test_seconds"]["median"]
                                  / row["predict_seconds"]["median"])
     return row
+
+
+def _kernel_model(X, y, rows=2000):
+    return KernelPegasosClassifier(n_epochs=1, random_state=0).fit(X[:rows], y[:rows])
 
 
 def markdown(result):
@@ -72,6 +93,22 @@ def markdown(result):
             f"{1e3 * d['check_seconds']['median']:.2f} | {1e3 * d['fit_seconds']['median']:.1f} | "
             f"{100 * d['check_over_fit']:.2f}% | {1e3 * d['check_test_seconds']['median']:.2f} | "
             f"{1e3 * d['predict_seconds']['median']:.2f} | {100 * d['check_over_predict']:.1f}% |"
+        )
+    lines += [
+        "",
+        "## Loading a model file (`load_model`, checks included)",
+        "",
+        "| data | linear model (KB) | load (ms) | kernel model (KB) | support vectors | load (ms) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for d in result["datasets"]:
+        if "load_linear_seconds" not in d:
+            continue
+        lines.append(
+            f"| {d['dataset']} | {d['linear_model_bytes'] / 1024:.1f} | "
+            f"{1e3 * d['load_linear_seconds']['median']:.2f} | "
+            f"{d['kernel_model_bytes'] / 1024:.1f} | {d.get('kernel_support_vectors', '')} | "
+            f"{1e3 * d['load_kernel_seconds']['median']:.2f} |"
         )
     return "\n".join(lines + [""] + environment_markdown(result["environment"])) + "\n"
 

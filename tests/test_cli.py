@@ -313,8 +313,8 @@ def test_options_are_checked_by_the_estimator_before_the_data_is_read(tmp_path, 
     missing = str(tmp_path / "not-there.svm")
     for argv, message in [
         (["-c", "-1"], "-c (C) must be a float in the range (0.0, inf)"),
-        (["-k", "0"], "-k (batch_size) must be an int in the range [1, inf)"),
-        (["--iter", "0"], "--iter (n_iter) must be an int in the range [1, inf)"),
+        (["-k", "0"], "-k (batch_size) must be an int in the range [1, 4611686018427387904]"),
+        (["--iter", "0"], "--iter (n_iter) must be an int in the range [1, 4611686018427387904]"),
         (["-s", "sbp", "-n", "-0.5"], "-n (nu) must be"),
         (["-s", "sbp", "-l", "0.1"], "-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l"),
         (["-e", "0"], "-e (tol) must be a float in the range (0.0, inf)"),

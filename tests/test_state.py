@@ -120,7 +120,7 @@ def test_a_version_2_file_continues_from_its_weights(tmp_path):
 @pytest.mark.parametrize("edit, message", [
     (lambda a: a.update(state__v=a["state__v"][:, :-1]), r"state_.v must have shape"),
     (lambda a: a["state__scal"].__setitem__((0, 0), np.nan), r"state_.scal holds NaN"),
-    (lambda a: a.update(state__t=np.zeros(1, dtype=np.int64)), r"state_.t must be >= 1"),
+    (lambda a: a.update(state__t=np.zeros(1, dtype=np.int64)), r"state_.t must be in \[1, 2\*\*62\)"),
     (lambda a: a.pop("state__u"), r"array 'state__u' is missing"),
     (lambda a: a.update(state__u=np.array(["x"] * 6)), r"array 'state__u' must hold numbers"),
     (lambda a: a["state__scal"].__setitem__((0, 0), 0.0), r"scale \(column A\) must be > 0"),

@@ -27,6 +27,11 @@ DEFAULT_C = 1.0
 #: An averaging start that is never reached (no averaging).
 NEVER = np.iinfo(np.int64).max
 
+#: The largest count (iterations, examples drawn, steps) a fit may ask for:
+#: the solvers' counters are int64.
+MAX_COUNT = 2**62
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
 #: The constraints of the parameters that every estimator has.
 ESTIMATOR_CONSTRAINTS: dict = {
     "random_state": ["random_state"],
@@ -37,16 +42,16 @@ ESTIMATOR_CONSTRAINTS: dict = {
 #: The constraints of the parameters that the Pegasos estimators share (others
 #: take the ones they have from here, by name).
 PEGASOS_CONSTRAINTS: dict = {
-    "lam": [Interval(Real, 0, None, closed="neither"), None],
-    "C": [Interval(Real, 0, None, closed="neither"), None],
-    "n_iter": [Interval(Integral, 1, None, closed="left"), None],
-    "n_epochs": [Interval(Real, 0, None, closed="neither"), None],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "lam": [Interval(Real, 0, math.inf, closed="neither"), None],
+    "C": [Interval(Real, 0, math.inf, closed="neither"), None],
+    "n_iter": [Interval(Integral, 1, MAX_COUNT, closed="both"), None],
+    "n_epochs": [Interval(Real, 0, math.inf, closed="neither"), None],
+    "batch_size": [Interval(Integral, 1, MAX_COUNT, closed="both")],
     "sampling": [StrOptions(set(SAMPLING_MODES))],
     "projection": ["boolean"],
     "average": ["boolean", Interval(Real, 0, 1, closed="right")],
     "fit_intercept": ["boolean"],
-    "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    "intercept_scaling": [Interval(Real, 0, math.inf, closed="neither")],
     "class_weight": [dict, StrOptions({"balanced"}), None],
     **ESTIMATOR_CONSTRAINTS,
 }
@@ -109,14 +114,25 @@ def resolve_lam(lam, C, n):
     ``n=None`` (:meth:`partial_fit`, a stream with no fixed size) needs ``lam``.
     """
     if lam is not None:
-        return float(lam)
+        return _checked_lam(float(lam), f"lam={lam!r}")
     if n is None:
         raise ValueError(
             "partial_fit needs lam (e.g. PegasosClassifier(lam=1e-4)): C, and the default "
             f"C={DEFAULT_C:g}, fix lam = 1 / (C * n_samples), and a stream of batches has no "
             "fixed n_samples."
         )
-    return 1.0 / ((DEFAULT_C if C is None else float(C)) * n)
+    C = DEFAULT_C if C is None else float(C)
+    return _checked_lam(1.0 / (C * n), f"C={C!r} on {n} samples (lam = 1 / (C * n_samples))")
+
+
+def _checked_lam(lam, source):
+    """lam, refused when it or 1/lam is not a positive finite float64 (the step sizes are 1/(lam t))."""
+    if not (lam > 0 and math.isfinite(lam) and math.isfinite(1.0 / lam)):
+        raise ValueError(
+            f"{source} gives lambda = {lam:.3g}, outside float64's range for Pegasos' step "
+            f"sizes 1/(lambda t): lambda must lie in [{1 / _FLOAT_MAX:.3g}, {_FLOAT_MAX:.3g}]."
+        )
+    return lam
 
 
 def budget(n_iter, n_epochs, n, k, lam, default):
@@ -130,13 +146,22 @@ def budget(n_iter, n_epochs, n, k, lam, default):
     ``("epochs", E)``: E passes.
     """
     if n_iter is not None:
-        return int(n_iter)
-    if n_epochs is None and isinstance(default, tuple):
-        n_epochs = default[1]
-    if n_epochs is not None:
-        return max(1, math.ceil(n_epochs * n / k))
-    per = 1 if default == "iterations" else k
-    return max(1, math.ceil(10.0 / (lam * per)))
+        T, source = int(n_iter), f"n_iter={n_iter}"
+    else:
+        if n_epochs is None and isinstance(default, tuple):
+            n_epochs = default[1]
+        if n_epochs is not None:
+            T, source = n_epochs * n / k, f"n_epochs={n_epochs!r} on {n} samples"
+        else:
+            per = 1 if default == "iterations" else k
+            T, source = 10.0 / (lam * per), f"the default budget 10/lambda at lambda={lam:.3g}"
+        T = max(1, math.ceil(T)) if math.isfinite(T) else math.inf
+    if T * k > MAX_COUNT:  # the step counter and the draws are int64 in compiled code
+        raise ValueError(
+            f"{source} gives {T:.3g} iterations of {k} examples; at most 2**62 examples can "
+            "be drawn. Use fewer iterations (n_iter or n_epochs)."
+        )
+    return T
 
 
 def n_averaged(average, T):

@@ -1,4 +1,6 @@
-"""Atomic file writes: a temporary file in the target's folder, flushed, then renamed.
+"""Files: atomic writes, input paths that are special files, text quoted from files.
+
+Atomic writes: a temporary file in the target's folder, flushed, then renamed.
 
 The temporary file is named ``TARGET.pegasos-PID-XXXXXXXX.tmp``.  It is
 removed when the write fails, is interrupted (Ctrl-C), or the process is told
@@ -13,6 +15,7 @@ import contextlib
 import os
 import re
 import signal
+import stat
 import tempfile
 import threading
 
@@ -111,3 +114,61 @@ def write_atomic(path, write, mode="wb"):
         signal.raise_signal(stop.signum)  # with the handler restored: usually, terminate
         # the previous handler returned: the write did not happen
         raise InterruptedError(f"writing {path} was interrupted by signal {stop.signum}") from None
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_file(path):
+    """What ``path`` is when it is a special file that reading could block on, else None.
+
+    A named pipe nobody writes to, a terminal or a socket would block a read
+    forever, and a reader that needs to read a file twice (the error path of
+    the data reader, a zip archive's directory) cannot; input files must be
+    regular files.  Links are followed; a missing path or a folder gives None
+    (opening it then fails with the system's own message).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> os.mkfifo(os.path.join(folder, "pipe"))
+    >>> special_file(os.path.join(folder, "pipe"))
+    'a named pipe (FIFO)'
+    >>> special_file(folder) is None
+    True
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+def same_file(a, b):
+    """Whether paths ``a`` and ``b`` name one existing file (links and hard links followed)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def quote(value, limit=80):
+    """``repr(value)`` (an exception's message), cut to ``limit`` characters: what an error
+    message may echo of what it read.
+
+    >>> quote("abc"), quote(99), quote("x" * 1000)
+    ("'abc'", '99', "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (1002 characters)")
+    """
+    text = str(value) if isinstance(value, BaseException) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"

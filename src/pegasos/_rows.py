@@ -119,3 +119,93 @@ def as_rows(X, dtype=np.float64) -> Rows:
         data = np.asarray(X.data[:nnz], dtype=dtype)
         return Rows((data, indices, indptr), n, d)
     return Rows(np.ascontiguousarray(X, dtype=dtype), n, d)
+
+
+def _described(arr):
+    if not isinstance(arr, np.ndarray):
+        return type(arr).__name__
+    order = "" if arr.flags.c_contiguous else ", not contiguous"
+    return f"{arr.dtype}{list(arr.shape)}{order}"
+
+
+def check_array(name, arr, shape, dtype=np.float64):
+    """Refuse anything but a C-contiguous ``dtype`` array of ``shape`` (None: any length).
+
+    What compiled code is handed is checked here, at the boundary: a state of
+    the wrong width (a warm start on wider data, a loaded or hand-set state)
+    would be read and written past its end.
+    """
+    ok = (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.flags.c_contiguous
+          and arr.ndim == len(shape)
+          and all(want is None or got == want for got, want in zip(arr.shape, shape)))
+    if not ok:
+        want = ", ".join("any" if s is None else str(s) for s in shape)
+        raise ValueError(f"{name} must be a contiguous {np.dtype(dtype)} array of shape "
+                         f"({want}); got {_described(arr)}.")
+
+
+def check_draws(idx, n_rows):
+    """Row indices for compiled code: int64, each in [0, n_rows)."""
+    check_array("the drawn row indices", idx, (None,), np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_rows):
+        raise ValueError(f"a drawn row index is outside [0, {n_rows}).")
+
+
+def check_linear_state(rows, v, u, gamma, ugamma, scal, n_scalars):
+    """One problem's linear Pegasos state (see ``pegasos.linear.PegasosState``) against rows."""
+    d = rows.n_features
+    if isinstance(v, np.ndarray) and v.ndim == 1 and v.shape[0] != d + 1:
+        raise ValueError(f"The solver state holds weights for {v.shape[0] - 1} features but X "
+                         f"has {d} features.")
+    check_array("the weights v", v, (d + 1,))
+    check_array("the averaged weights u", u, (d + 1,))
+    check_array("the scalar state", scal, (n_scalars,))
+    check_array("the expansion coefficients", gamma, (None,))
+    if gamma.shape[0] not in (0, rows.n_rows):
+        raise ValueError(f"The solver state's expansion coefficients cover {gamma.shape[0]} "
+                         f"rows but X has {rows.n_rows}.")
+    check_array("the averaged expansion coefficients", ugamma, gamma.shape)
+
+
+def check_per_row(rows, **arrays):
+    """Each named array holds one float64 per row (``name=arr``; underscores read as spaces)."""
+    for name, arr in arrays.items():
+        check_array(name.replace("_", " "), arr, (rows.n_rows,))
+
+
+#: The blocked kernel engine copies rows densely, ``8 * n_features`` bytes
+#: each; a sparse matrix whose dense row would take more than this reaches it
+#: with its unused columns dropped (:func:`compact_columns`).
+COMPACT_ROW_BYTES = 1 << 20
+
+
+def compact_columns(*matrices):
+    """CSR matrices over one column space, keeping only the columns any of them uses.
+
+    Kernel values depend on the rows only through their dot products and
+    norms, which columns holding no stored value do not change, so the engine
+    may work on the used columns alone.  Without this, one row of a file whose
+    largest feature index is 2**31 - 1 would be copied into 16 GB.  Dense
+    input, and sparse input whose dense rows are small
+    (:data:`COMPACT_ROW_BYTES`), are returned as they are.  The matrices must
+    have passed :func:`check_sparse_structure`.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(([1.0, 2.0], [5, 10**7], [0, 1, 2]), shape=(2, 10**7 + 1))
+    >>> (Z,) = compact_columns(X)
+    >>> Z.shape, Z.toarray().tolist()
+    ((2, 2), [[1.0, 0.0], [0.0, 2.0]])
+    """
+    if (not all(sp.issparse(M) and M.format == "csr" for M in matrices)
+            or 8 * matrices[0].shape[1] <= COMPACT_ROW_BYTES):
+        return matrices
+    used = np.unique(np.concatenate([M.indices[:M.indptr[-1]] for M in matrices]))
+    out = []
+    for M in matrices:
+        nnz = int(M.indptr[-1])
+        indices = np.searchsorted(used, M.indices[:nnz]).astype(M.indices.dtype)
+        out.append(sp.csr_matrix((M.data[:nnz], indices, M.indptr),
+                                 shape=(M.shape[0], max(used.shape[0], 1))))
+    return tuple(out)

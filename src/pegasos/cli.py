@@ -10,10 +10,14 @@
     pegasos --version
 
 Exit status: 0 on success, 1 for unusable data or model files, paths that
-cannot be read or written, or input the estimators refuse (one line
-``pegasos: error: ...`` naming the file, and the line for data files; never a
-traceback), 2 for wrong options, 130 when interrupted.  Warnings (a tolerance
-not reached) are one line ``pegasos: warning: ...`` on stderr.
+cannot be read or written, an output path that names an input (or another
+output: nothing a command reads is ever overwritten), or input the
+estimators refuse (one line ``pegasos: error: ...`` naming the file, and the
+line for data files; never a traceback), 2 for wrong options (also options
+that the chosen solver does not take), 130 when interrupted.  Labels are
+read as LIBSVM reads them: any numbers, each distinct value a class.
+Warnings (a tolerance not reached) are one line ``pegasos: warning: ...`` on
+stderr.
 """
 
 import argparse
@@ -30,6 +34,7 @@ import warnings
 
 DEMO_DATASETS = ("breast_cancer", "digits")
 SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron")
+KERNEL_SOLVERS = SOLVERS[1:]
 KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
 CHECKS_FOR_PLOT = 20  # objective evaluations over a traced run
 
@@ -87,11 +92,13 @@ def _train_parser(sub):
     p.add_argument("-t", "--kernel", default=None, metavar="KERNEL",
                    help="kernel of the kernel solvers: linear, poly, rbf (default), sigmoid, or "
                    "LIBSVM's numbers 0-3")
-    p.add_argument("-g", "--gamma", default="scale", metavar="GAMMA",
+    p.add_argument("-g", "--gamma", default=None, metavar="GAMMA",
                    help="kernel gamma, or 'scale'/'auto' as in SVC (default scale)")
-    p.add_argument("-r", "--coef0", type=float, default=0.0)
-    p.add_argument("-d", "--degree", type=int, default=3)
-    p.add_argument("-m", "--cache-size", type=float, default=200.0, metavar="MB",
+    p.add_argument("-r", "--coef0", type=float, default=None,
+                   help="kernel coef0 (poly, sigmoid; default 0)")
+    p.add_argument("-d", "--degree", type=int, default=None,
+                   help="degree of the poly kernel (default 3)")
+    p.add_argument("-m", "--cache-size", type=float, default=None, metavar="MB",
                    help="accepted for LIBSVM's habit; no effect (the kernel solvers compute "
                         "columns a mini-batch at a time)")
     p.add_argument("-n", "--nu", type=float, default=None,
@@ -101,7 +108,7 @@ def _train_parser(sub):
     reg.add_argument("-c", "--cost", type=float, metavar="C",
                      help="LIBLINEAR's C: lambda = 1 / (C * n) (default: C = 1)")
     reg.add_argument("-l", "--lam", type=float, metavar="LAMBDA", help="regularisation lambda")
-    p.add_argument("-B", "--bias", type=float, default=1.0, metavar="B",
+    p.add_argument("-B", "--bias", type=float, default=None, metavar="B",
                    help="value of the intercept feature, regularised as in LIBLINEAR (default 1; "
                    "-1: no intercept)")
     p.add_argument("--unregularized-bias", action="store_true",
@@ -116,9 +123,9 @@ def _train_parser(sub):
     p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
                    help="sample order (default: the solver's own; uniform for Pegasos, "
                    "permutation for the perceptron)")
-    p.add_argument("--average", default="0.5", metavar="A",
+    p.add_argument("--average", default=None, metavar="A",
                    help="output: 'last', 'all', or the fraction of last iterates averaged "
-                   "(default 0.5)")
+                   "(default 0.5; -s sbp and perceptron: 'all' or 'last', default all)")
     p.add_argument("--no-projection", action="store_true")
     p.add_argument("-e", "--tol", type=float, metavar="TOL",
                    help="stop when the relative duality gap is below TOL")
@@ -141,6 +148,8 @@ def _train_parser(sub):
 
 
 def _average(text, parser):
+    if text is None:
+        return 0.5
     if text == "last":
         return False
     if text == "all":
@@ -177,16 +186,67 @@ def _kernel_params(args, parser):
     kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
     if kernel not in ("linear", "poly", "rbf", "sigmoid"):
         parser.error(f"-t must be linear, poly, rbf, sigmoid or 0-3; got {args.kernel!r}")
+    gamma = "scale" if args.gamma is None else args.gamma
     try:
-        gamma = float(args.gamma)
+        gamma = float(gamma)
     except ValueError:
-        gamma = args.gamma  # "scale", "auto", or refused by the estimator
-    if args.cache_size < 0:
+        pass  # "scale", "auto", or refused by the estimator
+    if args.cache_size is not None and args.cache_size < 0:
         parser.error(f"-m must be >= 0; got {args.cache_size}")
-    if args.cache_size != 200.0:  # the blocked engine has no column cache
+    if args.cache_size is not None:  # the blocked engine has no column cache
         print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
               "are computed a mini-batch at a time, not cached)", file=sys.stderr)
-    return {"kernel": kernel, "gamma": gamma, "coef0": args.coef0, "degree": args.degree}
+    return {"kernel": kernel, "gamma": gamma,
+            "coef0": 0.0 if args.coef0 is None else args.coef0,
+            "degree": 3 if args.degree is None else args.degree}
+
+
+#: Options that only some solvers take: (dest, option, solvers).  Given to
+#: another solver, an option is refused rather than silently ignored.
+_ONLY_FOR = (
+    ("kernel", "-t/--kernel", KERNEL_SOLVERS),
+    ("gamma", "-g", KERNEL_SOLVERS),
+    ("coef0", "-r", KERNEL_SOLVERS),
+    ("degree", "-d", KERNEL_SOLVERS),
+    ("cache_size", "-m", KERNEL_SOLVERS),
+    ("nu", "-n", ("sbp",)),
+    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp")),
+    ("lam", "-l", ("pegasos", "kernel-pegasos")),
+    ("tol", "-e", ("pegasos",)),
+    ("no_projection", "--no-projection", ("pegasos", "kernel-pegasos")),
+    ("unregularized_bias", "--unregularized-bias", ("pegasos", "sbp")),
+    ("bias", "-B", ("pegasos", "kernel-pegasos", "perceptron")),
+    ("sampling", "--sampling", ("pegasos", "kernel-pegasos", "perceptron")),
+)
+_WHY_NOT = {
+    ("sbp", "-l"): "-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l",
+    ("perceptron", "-c"): "-s perceptron has no regularisation: -c does not apply",
+    ("perceptron", "-l"): "-s perceptron has no regularisation: -l does not apply",
+    ("sbp", "--sampling"): "-s sbp draws from its water-filled distribution: --sampling does "
+                           "not apply",
+    ("sbp", "-B"): "-s sbp's intercept is a free b (--unregularized-bias): -B does not apply",
+}
+
+
+def _check_solver_options(args, parser):
+    """Refuse options the chosen solver does not take, and options that contradict each other."""
+    for dest, option, solvers in _ONLY_FOR:
+        value = getattr(args, dest)
+        if value is None or value is False or args.solver in solvers:
+            continue
+        why = _WHY_NOT.get((args.solver, option))
+        if why is None and option == "-t/--kernel":
+            why = "-t/--kernel needs a kernel solver: -s kernel-pegasos, sbp or perceptron"
+        parser.error(why or f"{option} does not apply to -s {args.solver} (it is for -s "
+                            f"{' and '.join(solvers)})")
+    if args.solver == "sbp" and args.cost is not None and args.nu is not None:
+        parser.error("-s sbp takes SVC's C (-c) or its own slack budget (-n), not both")
+    if args.unregularized_bias and args.bias is not None:
+        parser.error("--unregularized-bias learns a free intercept; -B (the value of an "
+                     "intercept feature) does not apply with it")
+    if args.solver in ("sbp", "perceptron") and args.average not in (None, "all", "last"):
+        parser.error(f"-s {args.solver} averages all its iterates or none: --average takes "
+                     f"'all' or 'last' here; got {args.average!r}")
 
 
 def _given(**options):
@@ -212,17 +272,16 @@ def _estimator(args, parser):
     """
     from ._base import check_params
 
-    if not (args.bias > 0 or args.bias == -1):
-        parser.error(f"-B must be > 0, or -1 for no intercept; got {args.bias}")
-    if args.solver == "pegasos" and args.kernel is not None:
-        parser.error("-t/--kernel needs a kernel solver: -s kernel-pegasos, sbp or perceptron")
+    _check_solver_options(args, parser)
+    bias = 1.0 if args.bias is None else args.bias
+    if not (bias > 0 or bias == -1):
+        parser.error(f"-B must be > 0, or -1 for no intercept; got {bias}")
     average = _average(args.average, parser)
     class_weight = _class_weights(args, parser)
     common = dict(random_state=args.seed, **_given(
         batch_size=args.batch_size, n_iter=args.iter, n_epochs=args.epochs,
         sampling=args.sampling))
-    intercept = dict(fit_intercept=args.bias != -1,
-                     intercept_scaling=args.bias if args.bias > 0 else 1.0)
+    intercept = dict(fit_intercept=bias != -1, intercept_scaling=bias if bias > 0 else 1.0)
     if args.solver == "pegasos":
         from .linear import PegasosClassifier
 
@@ -257,12 +316,9 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
     if args.solver == "perceptron":
         return KernelPerceptron(average=average is not False, class_weight=class_weight,
                                 **intercept, **kernel, **common)
-    if args.lam is not None:
-        parser.error("-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l")
-    common.pop("sampling", None)  # the SBP draws from its water-filled distribution
+    C = None if args.nu is not None else DEFAULT_C if args.cost is None else args.cost
     return SBPClassifier(
-        nu=args.nu, C=None if args.nu is not None else (args.cost or DEFAULT_C),
-        average=average is not False, fit_intercept=args.unregularized_bias,
+        nu=args.nu, C=C, average=average is not False, fit_intercept=args.unregularized_bias,
         class_weight=class_weight, **kernel, **common)
 
 
@@ -282,6 +338,30 @@ def _load(path, zero_based, n_features=None, counted=False):
 def _reason(exc):
     """An OSError's reason without the (often temporary) file name."""
     return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _check_paths(outputs, inputs=()):
+    """Refuse, before any work, outputs that cannot be written or would replace an input.
+
+    ``outputs`` and ``inputs`` are (path, what) pairs.  An output that is an
+    input -- the same name, a link to it or a hard link (the same file by
+    device and inode) -- would be replaced by the output: LIBSVM's tools do
+    that silently; here it is an error before anything is read.  Two outputs
+    that are one file are refused too.
+    """
+    from ._files import same_file
+
+    for i, (path, what) in enumerate(outputs):
+        _check_output(path, what)
+        for source, source_what in inputs:
+            if source is not None and same_file(path, source):
+                raise _Failure(f"the {what} {path} is the {source_what} {source}: writing the "
+                               f"{what} would destroy it; name another {what} file")
+        for other, other_what in outputs[:i]:
+            if (same_file(path, other)
+                    or os.path.realpath(path) == os.path.realpath(other)):
+                raise _Failure(f"the {what} and the {other_what} would both be written to "
+                               f"{path}; name two files")
 
 
 def _check_output(path, what):
@@ -392,10 +472,10 @@ def _train(args, parser):
     import numpy as np
 
     model_path = args.model or os.path.basename(args.data) + ".model"
-    if args.cv is None:
-        _check_output(model_path, "model")
+    outputs = [(model_path, "model")] if args.cv is None else []
     if args.plot:
-        _check_output(args.plot, "plot")
+        outputs.append((args.plot, "plot"))
+    _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
     est = _estimator(args, parser)
     X, y = _load(args.data, args.zero_based)
     classes = np.unique(y)
@@ -437,7 +517,7 @@ def _train_linear(args, est, X, y, X_test, y_test, model_path):
     est.set_params(callback=progress)
     tic = time.perf_counter()
     try:
-        est.fit(X, y)
+        _fit_labels(est, X, y)
     finally:
         progress.close()
     seconds = time.perf_counter() - tic
@@ -453,13 +533,13 @@ def _train_linear(args, est, X, y, X_test, y_test, model_path):
         "C": 1.0 / (est.lam_ * X.shape[0]),
         "iterations": est.t_,
         "seconds": seconds,
-        "training_accuracy": float(est.score(X, y)),
+        "training_accuracy": _accuracy(est, X, y),
     }
     if est.duality_gap_ is not None and est.duality_gap_[0] is not None:
         summary["objective"] = [g.primal for g in est.duality_gap_]
         summary["relative_duality_gap"] = [g.relative_gap for g in est.duality_gap_]
     if X_test is not None:
-        summary["test_accuracy"] = float(est.score(X_test, y_test))
+        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
     if args.plot:
         _plot_linear(args, est, progress.history, classes)
         summary["plot"] = args.plot
@@ -483,8 +563,11 @@ def _plot_linear(args, est, history, classes):
 class _KernelTrace:
     """A kernel estimator's callback: each problem's test error, kernel evaluations, time."""
 
-    def __init__(self, est, X, X_test, y_test):
+    def __init__(self, est, X, y, X_test, y_test):
+        import numpy as np
+
         self.est, self.X, self.X_test, self.y_test = est, X, X_test, y_test
+        self.classes = np.unique(y)  # the labels (the fit sees their indices)
         self.history = {}
 
     def __call__(self, info):
@@ -499,7 +582,7 @@ class _KernelTrace:
                                  filter_params=True, gamma=est.gamma_, coef0=est.coef0,
                                  degree=est.degree)
             scores += K @ info["coef"][support]
-        error = _problem_error(scores, self.y_test, est.classes_, c, info["n_problems"])
+        error = _problem_error(scores, self.y_test, self.classes, c, info["n_problems"])
         hist = self.history.setdefault(c, {"kernel_evals": [], "time": [], "test_error": []})
         hist["kernel_evals"].append(info["kernel_evals"])
         hist["time"].append(info["seconds"])
@@ -509,10 +592,10 @@ class _KernelTrace:
 def _train_kernel(args, est, X, y, X_test, y_test, model_path):
     trace = None
     if args.plot:
-        trace = _KernelTrace(est, X, X_test, y_test)
+        trace = _KernelTrace(est, X, y, X_test, y_test)
         est.set_params(callback=trace)
     tic = time.perf_counter()
-    est.fit(X, y)
+    _fit_labels(est, X, y)
     seconds = time.perf_counter() - tic
     est.set_params(callback=None)
     _save(est, model_path)
@@ -522,14 +605,14 @@ def _train_kernel(args, est, X, y, X_test, y_test, model_path):
         "classes": [_label(c) for c in est.classes_], "kernel": est.kernel,
         "iterations": est.n_iter_, "support_vectors": int(len(est.support_)),
         "kernel_evaluations": est.n_kernel_evals_, "seconds": seconds,
-        "training_accuracy": float(est.score(X, y)),
+        "training_accuracy": _accuracy(est, X, y),
     }
     if est.kernel != "linear":  # the linear kernel has no gamma
         summary["gamma"] = est.gamma_
     if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
         summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
     if X_test is not None:
-        summary["test_accuracy"] = float(est.score(X_test, y_test))
+        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
     if trace is not None:
         from .plotting import plot_kernel_training
 
@@ -573,7 +656,42 @@ def _kernel_summary_text(summary):
     return "\n".join(lines)
 
 
+def _fit_labels(est, X, y):
+    """Fit ``est`` on labels as LIBSVM reads them: any numbers, each distinct value a class.
+
+    scikit-learn's estimators refuse labels such as 1.5 and -2.5 as a
+    regression target; LIBSVM and LIBLINEAR classify them.  The estimator is
+    fitted on the classes' indices (in sorted order, so nothing else about
+    the fit changes), then its ``classes_`` and ``class_weight`` are named by
+    the labels again: it predicts, and saves, the file's labels.
+    """
+    import numpy as np
+
+    classes, codes = np.unique(y, return_inverse=True)
+    weights = est.class_weight
+    est.set_params(class_weight=_class_weight_of_codes(weights, classes))
+    try:
+        est.fit(X, codes)
+    finally:
+        est.set_params(class_weight=weights)
+    est.classes_ = classes
+
+
+def _class_weight_of_codes(weights, classes):
+    """``-w`` weights (by label) keyed by the classes' indices; a label not in the data is refused."""
+    import numpy as np
+
+    if not isinstance(weights, dict):
+        return weights  # None or "balanced"
+    missing = [label for label in weights if label not in classes]
+    if missing:
+        raise _Failure(f"-w gives a weight to the label {_label(missing[0])}, which the data "
+                       f"does not have (its labels: {_labels(classes)})")
+    return {int(np.searchsorted(classes, label)): weight for label, weight in weights.items()}
+
+
 def _cross_validate(args, parser, est, X, y):
+    import numpy as np
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
     if args.cv < 2:
@@ -581,7 +699,9 @@ def _cross_validate(args, parser, est, X, y):
     folds = StratifiedKFold(n_splits=args.cv, shuffle=True, random_state=args.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # folds with few members of a class
-        scores = cross_val_score(est, X, y, cv=folds)
+        classes, codes = np.unique(y, return_inverse=True)
+        est.set_params(class_weight=_class_weight_of_codes(est.class_weight, classes))
+        scores = cross_val_score(est, X, codes, cv=folds)
     summary = {"data": args.data, "folds": args.cv, "cross_validation_accuracy": float(scores.mean()),
                "fold_accuracies": scores.tolist()}
     if args.json:
@@ -643,7 +763,8 @@ def _predict(args, parser):
     from ._files import write_atomic
 
     if args.output:
-        _check_output(args.output, "predictions")
+        _check_paths([(args.output, "predictions")],
+                     [(args.data, "data file"), (args.model, "model")])
     est = _load_model(args.model)
     X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_, counted=True)
     if ignored and not (args.quiet or args.json):
@@ -699,15 +820,35 @@ def _decision_lines(classes, predicted, scores, per_class=False):
 
 
 def _binary_metrics(classes, y, predicted):
-    """Precision, recall and F1 of the positive class (the second), for two classes."""
+    """Precision, recall and F1 of the positive class (the second), for two classes.
+
+    Counted here rather than by scikit-learn, whose metrics refuse labels
+    such as 1.5 and -2.5 as continuous (LIBSVM's labels are any numbers).
+    """
+    import numpy as np
+
     if len(classes) != 2:
         return {}
-    from sklearn.metrics import precision_recall_fscore_support
-
-    p, r, f, _ = precision_recall_fscore_support(y, predicted, pos_label=classes[1],
-                                                 average="binary", zero_division=0.0)
+    truth, said = np.asarray(y) == classes[1], np.asarray(predicted) == classes[1]
+    tp = int(np.sum(truth & said))
+    p = tp / int(np.sum(said)) if np.any(said) else 0.0
+    r = tp / int(np.sum(truth)) if np.any(truth) else 0.0
+    f = 2 * p * r / (p + r) if p + r > 0 else 0.0
     return {"positive_class": _label(classes[1]), "precision": float(p), "recall": float(r),
             "f1": float(f)}
+
+
+def _accuracy(est, X, y):
+    """The fraction of labels predicted right (any numeric labels, as LIBSVM's)."""
+    import numpy as np
+
+    return float(np.mean(est.predict(X) == y))
+
+
+def _labels(classes, most=10):
+    """The first ``most`` labels, comma-separated, and how many more there are."""
+    text = ", ".join(_label(c) for c in classes[:most])
+    return text + (f" and {len(classes) - most} more" if len(classes) > most else "")
 
 
 def _label(value):
@@ -732,8 +873,8 @@ def _export_parser(sub):
 def _export(args, parser):
     from .interchange import to_liblinear
 
+    _check_paths([(args.output, "LIBLINEAR model")], [(args.model, "model")])
     est = _load_model(args.model)
-    _check_output(args.output, "LIBLINEAR model")
     try:
         to_liblinear(est, args.output)
     except OSError as exc:
@@ -760,7 +901,7 @@ def _import(args, parser):
 
     if not args.lam > 0:
         parser.error(f"-l must be > 0; got {args.lam}")
-    _check_output(args.output, "model")
+    _check_paths([(args.output, "model")], [(args.model, "LIBLINEAR model")])
     try:
         est = from_liblinear(args.model, lam=args.lam)
     except ValueError as exc:
@@ -796,7 +937,7 @@ def _info(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
-    if "certificate" in meta:
+    if meta.get("certificate") is not None:  # checked by the loader
         summary["certificate"] = meta["certificate"]
     if args.json:
         _print_json(summary)

@@ -35,7 +35,7 @@ from numbers import Integral
 import numpy as np
 from ._base import budget, check_finite_weights, check_two_classes, positive_classes
 from ._numba import linear as _k
-from ._rows import as_rows
+from ._rows import as_rows, check_array, check_draws, check_linear_state, check_per_row
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from .linear import PegasosClassifier, PegasosState
 
@@ -82,7 +82,11 @@ def _partition_sum(X, y, w, bias_feature, seed, round_, part, count):
     if count:
         idx = partition_draws(seed, round_, part, X.shape[0], count)
         rows = as_rows(_prepare(X))
-        _k.violator_sum(rows.kernel, _signs(y), idx, w, bias_feature, out)
+        signs = _signs(y)
+        check_per_row(rows, targets=signs)
+        check_draws(idx, rows.n_rows)
+        check_array("the weights w", w, (rows.n_features + 1,))
+        _k.violator_sum(rows.kernel, signs, idx, w, bias_feature, out)
     return out
 
 
@@ -97,9 +101,11 @@ def _local_epoch(X, y, w, t0, lam, bias_feature, radius2, seed, round_, part):
     idx = np.random.default_rng([seed, round_, part]).integers(0, n, size=n, dtype=np.int64)
     empty = np.zeros(0)
     sqnorm = _k.row_sqnorms(rows.kernel, n) + bias_feature**2
-    _k.pegasos_steps(rows.kernel, _signs(y), np.ones(n), sqnorm, idx, 1, t0, lam,
-                     bias_feature, 0, radius2, np.iinfo(np.int64).max, v, np.zeros_like(v),
-                     empty, empty, scal)
+    signs, u = _signs(y), np.zeros_like(v)
+    check_per_row(rows, targets=signs)
+    check_linear_state(rows, v, u, empty, empty, scal, _k.N_SCALARS)
+    _k.pegasos_steps(rows.kernel, signs, np.ones(n), sqnorm, idx, 1, t0, lam,
+                     bias_feature, 0, radius2, np.iinfo(np.int64).max, v, u, empty, empty, scal)
     return scal[_k.A] * v, n
 
 
@@ -116,7 +122,7 @@ def _prepare(X):
 
 
 def _signs(y):
-    return np.asarray(y, dtype=np.float64)
+    return np.ascontiguousarray(y, dtype=np.float64)
 
 
 _ONE, _EMPTY, _FIRST = np.ones(1), np.zeros(0), np.zeros(1, dtype=np.int64)
@@ -131,6 +137,7 @@ def _step_from_sum(g, k, t, plan, avg_start, v, u, scal):
     """
     d = g.shape[0] - 1
     row = as_rows(np.ascontiguousarray(g[:d].reshape(1, d)))
+    check_linear_state(row, v, u, _EMPTY, _EMPTY, scal, _k.N_SCALARS)
     sqnorm = np.array([float(g @ g)])
     return _k.pegasos_steps(row.kernel, _ONE, np.array([1.0 / k]), sqnorm, _FIRST, 1, t,
                             plan.lam, float(g[d]), 0, plan.radius2, avg_start, v, u, _EMPTY,

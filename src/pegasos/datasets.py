@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 
+from ._files import quote, special_file
+
 __all__ = ["MAX_FEATURE_INDEX", "DataFormatError", "load_svmlight", "read_svmlight"]
 
 #: The largest feature index a data file may use: LIBSVM's and LIBLINEAR's
@@ -61,36 +63,38 @@ def _line_problem(line, zero_based):
         return None
     label = tokens[0]
     if ":" in label:
-        return f"missing label: the line starts with the feature {label!r}"
+        return f"missing label: the line starts with the feature {quote(label)}"
     if not _is_number(label):
-        return f"the label {label!r} is not a number"
+        return f"the label {quote(label)} is not a number"
     if not math.isfinite(float(label)):
-        return f"the label {label!r} is not finite"
+        return f"the label {quote(label)} is not finite"
     previous = -1
     for token in tokens[1:]:
         index, sep, value = token.partition(":")
         if not sep:
-            return f"{token!r} is not of the form index:value"
+            return f"{quote(token)} is not of the form index:value"
         if index == "qid":
             continue
         try:
             idx = int(index)
         except ValueError:
-            return f"the feature index {index!r} in {token!r} is not an integer"
+            return f"the feature index {quote(index)} in {quote(token)} is not an integer"
         lowest = 0 if zero_based else 1
         if idx > MAX_FEATURE_INDEX:
-            return (f"feature index {idx} in {token!r} exceeds the maximum {MAX_FEATURE_INDEX} "
+            return (f"feature index {quote(idx)} in {quote(token)} exceeds the maximum "
+                    f"{MAX_FEATURE_INDEX} "
                     "(LIBSVM's and LIBLINEAR's limit)")
         if idx < lowest:
             base = "zero-based" if zero_based else "one-based"
-            return f"feature index {idx} in {token!r} is below {lowest} ({base} indices)"
+            return (f"feature index {quote(idx)} in {quote(token)} is below {lowest} "
+                    f"({base} indices)")
         if idx <= previous:
             return f"feature indices must increase along a line; {idx} follows {previous}"
         previous = idx
         if not _is_number(value):
-            return f"the value {value!r} of feature {idx} is not a number"
+            return f"the value {quote(value)} of feature {idx} is not a number"
         if not math.isfinite(float(value)):
-            return f"the value {value!r} of feature {idx} is not finite"
+            return f"the value {quote(value)} of feature {idx} is not finite"
     return None
 
 
@@ -167,6 +171,10 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
     from sklearn.datasets import load_svmlight_file
 
     path = os.fspath(path)
+    special = special_file(path)
+    if special is not None:
+        raise DataFormatError(path, None, f"is {special}, not a regular file; give the data as "
+                              "a file (plain, .gz, .bz2 or .xz)")
     try:
         if path.endswith(".xz"):
             with lzma.open(path) as f:
@@ -199,7 +207,7 @@ def _raise_with_line(path, zero_based, exc):
     try:
         found = _find_bad_line(path, zero_based is True)
     except (EOFError, OSError, lzma.LZMAError) as read_error:
-        raise DataFormatError(path, None, f"cannot be read: {read_error}") from exc
+        raise DataFormatError(path, None, f"cannot be read: {quote(read_error)}") from exc
     if found is not None:
         raise DataFormatError(path, found[0], found[1]) from exc
-    raise DataFormatError(path, None, str(exc)) from exc
+    raise DataFormatError(path, None, quote(exc)) from exc

@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from ._files import write_atomic
+from ._files import quote, special_file, write_atomic
 
 __all__ = ["from_liblinear", "to_liblinear"]
 
@@ -113,7 +113,8 @@ def _header(lines, path):
         if key == "w":
             return fields, number
         if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho"):
-            raise LiblinearFormatError(f"{path}, line {number}: unknown header field {key!r}")
+            raise LiblinearFormatError(f"{path}, line {number}: unknown header field "
+                                       f"{quote(key)}")
         fields[key] = value.strip()
     raise LiblinearFormatError(f"{path}: no 'w' line: not a LIBLINEAR model file")
 
@@ -150,13 +151,17 @@ def from_liblinear(path, *, lam=1e-4):
     from .linear import PegasosClassifier
 
     path = os.fspath(path)
+    special = special_file(path)
+    if special is not None:
+        raise LiblinearFormatError(f"{path} is {special}, not a regular file; a LIBLINEAR "
+                                   "model is a file")
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
     fields, start = _header(lines, path)
     solver = fields.get("solver_type")
     if solver not in CLASSIFIER_SOLVERS:
         raise LiblinearFormatError(
-            f"{path}: solver_type {solver!r} is not a LIBLINEAR classifier "
+            f"{path}: solver_type {quote(solver)} is not a LIBLINEAR classifier "
             f"({', '.join(sorted(CLASSIFIER_SOLVERS))})"
         )
     try:
@@ -165,10 +170,11 @@ def from_liblinear(path, *, lam=1e-4):
         d = int(fields["nr_feature"])
         bias = float(fields["bias"])
     except (KeyError, ValueError) as exc:
-        raise LiblinearFormatError(f"{path}: incomplete or malformed header ({exc})") from exc
+        raise LiblinearFormatError(f"{path}: incomplete or malformed header "
+                                   f"({quote(exc)})") from exc
     if n_class < 2 or len(labels) != n_class or len(set(labels)) != n_class or d < 1:
         raise LiblinearFormatError(f"{path}: inconsistent header: nr_class {n_class}, labels "
-                                   f"{labels}, nr_feature {d}")
+                                   f"{quote(labels)}, nr_feature {d}")
     # one column for two classes, but Crammer-Singer keeps one per class (argmax decides)
     n_columns = 1 if n_class == 2 and solver != "MCSVM_CS" else n_class
     n_rows = d + (1 if bias > 0 else 0)
@@ -179,7 +185,7 @@ def from_liblinear(path, *, lam=1e-4):
     try:
         w = np.array([[float(v) for v in line.split()] for line in body])
     except ValueError as exc:
-        raise LiblinearFormatError(f"{path}: a weight is not a number ({exc})") from exc
+        raise LiblinearFormatError(f"{path}: a weight is not a number ({quote(exc)})") from exc
     if w.shape != (n_rows, n_columns) or not np.all(np.isfinite(w)):
         raise LiblinearFormatError(f"{path}: weights must be {n_rows} lines of {n_columns} "
                                    "finite numbers")

@@ -41,7 +41,14 @@ from ._numba import kernel_solvers as _ks
 from ._numba import kernels as _kern
 from ._numba.linear import row_sqnorms
 from ._probability import ProbabilityMixin
-from ._rows import as_rows, check_sparse_structure
+from ._rows import (
+    as_rows,
+    check_array,
+    check_draws,
+    check_per_row,
+    check_sparse_structure,
+    compact_columns,
+)
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._base import (
@@ -100,10 +107,10 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions(set(KERNELS))],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
-        "coef0": [Real],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="left")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, math.inf, closed="neither")],
+        "coef0": [Interval(Real, -math.inf, math.inf, closed="neither")],
+        "degree": [Interval(Integral, 0, 2**31 - 1, closed="both")],  # LIBSVM's int
+        "cache_size": [Interval(Real, 0, math.inf, closed="left")],
         **ESTIMATOR_CONSTRAINTS,
     }
 
@@ -157,7 +164,8 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         check_two_classes(classes)
         self.classes_ = classes
         self.gamma_ = self._kernel_args(X)[1]
-        rows = as_rows(X, X.dtype)
+        (compact,) = compact_columns(X)  # rows reach the engine without unused columns
+        rows = as_rows(compact, X.dtype)
         sqnorm = (
             np.zeros(rows.n_rows)
             if self.kernel == "precomputed"
@@ -214,8 +222,10 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed":
             scores = np.asarray(X[:, self.support_] @ self.dual_coef_.T)
         else:
-            scores = _decision_values(as_rows(X, dtype), as_rows(self.support_vectors_, dtype),
-                                      np.ascontiguousarray(self.dual_coef_), self._kargs)
+            X, support_vectors = compact_columns(X, self.support_vectors_)
+            scores = _decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
+                                      np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
+                                      self._kargs)
         scores += self.intercept_
         check_finite_scores(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
@@ -279,7 +289,10 @@ def _run_responses(rows, data, kern, plan, T, stream, report=None):
     gives the draws; ``report(t, evals, seconds, a, u, scal)`` is called about
     :data:`_REPORTS` times when given.  Returns (a, g, u, scal, evals).
     """
-    n, n_problems = data[2].shape
+    n, n_problems = rows.n_rows, data[2].shape[1]
+    sqnorm, diag, Y, sw = data
+    check_per_row(rows, squared_norms=sqnorm, kernel_diagonal=diag, loss_weights=sw)
+    check_array("the targets Y", Y, (n, n_problems))
     k = plan[0]
     a, g, u = (np.zeros((n, n_problems)) for _ in range(3))
     scal = np.zeros((_ks.N_SCALARS, n_problems))
@@ -288,9 +301,10 @@ def _run_responses(rows, data, kern, plan, T, stream, report=None):
     chunk = _ks.new_chunk(n, n_problems, k, plan[5])
 
     def step(steps, t):
+        idx = stream.take(steps * k)
+        check_draws(idx, n)
         return _ks.kernel_pegasos_blocks(rows.kernel, rows.n_features, data, kern, plan,
-                                         (a, g, u, scal), chunk, stream.take(steps * k), t,
-                                         t - 1 + steps == T)
+                                         (a, g, u, scal), chunk, idx, t, t - 1 + steps == T)
 
     evals = _run_calls(T, k, step, scal, None if report is None else
                        lambda t, evals, seconds: report(t, evals, seconds, a, u, scal))
@@ -303,7 +317,11 @@ def _run_sbp(rows, data, kern, splan, plan, report=None):
     ``data``, ``kern`` and ``splan`` as that function takes them; the draws
     come from ``plan.seeds[0]``.  Returns ((a, r, a_sum, r_sum, scal), evals).
     """
-    n, n_problems = data[1].shape
+    n, n_problems = rows.n_rows, data[1].shape[1]
+    sqnorm, Y, budgets, sw = data
+    check_per_row(rows, squared_norms=sqnorm, loss_weights=sw)
+    check_array("the targets Y", Y, (n, n_problems))
+    check_array("the slack budgets", budgets, (n_problems,))
     state = tuple(np.zeros((n, n_problems)) for _ in range(4))
     state += (np.zeros((_ks.SBP_SCALARS, n_problems)),)
     rng = np.random.default_rng(plan.seeds[0])
@@ -394,7 +412,17 @@ class _ResponseSolver(_KernelClassifier):
         return self._fit_probability(X, y, sample_weight)
 
     def _bias2(self):
-        return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+        """The intercept feature's term in the kernel, intercept_scaling**2 (0 without one)."""
+        if not self.fit_intercept:
+            return 0.0
+        scale = float(self.intercept_scaling)
+        try:
+            return scale**2
+        except OverflowError:
+            raise ValueError(
+                f"intercept_scaling={scale:.3g} is too large: its square, the intercept "
+                "feature's term in the kernel, overflows float64. Use a value below 1e150."
+            ) from None
 
 
 class KernelPegasosClassifier(_ResponseSolver):
@@ -752,7 +780,7 @@ class SBPClassifier(_KernelClassifier):
         **_KernelClassifier._parameter_constraints,
         **constraints_of("C", "n_iter", "n_epochs", "batch_size", "fit_intercept",
                          "class_weight", average=["boolean"],
-                         nu=[Interval(Real, 0, None, closed="left"), "array-like", None]),
+                         nu=[Interval(Real, 0, math.inf, closed="left"), "array-like", None]),
     }
 
     def __init__(
@@ -967,12 +995,23 @@ PREDICT_TILE_BYTES = 8 * 2**20
 
 def _decision_values(rows_x, rows_sv, coef, kargs):
     """``(coef @ K(SV, X)).T`` by tiles of X's rows (:func:`.blocks.decision_blocks`)."""
+    if rows_x.n_features != rows_sv.n_features:
+        raise ValueError(f"X has {rows_x.n_features} features but the support vectors have "
+                         f"{rows_sv.n_features}.")
+    if _dtype_of(rows_x) != _dtype_of(rows_sv):
+        raise ValueError(f"X is {_dtype_of(rows_x)} but the support vectors are "
+                         f"{_dtype_of(rows_sv)}.")
+    check_array("dual_coef_", coef, (None, rows_sv.n_rows))
     tile = int(min(1024, max(1, PREDICT_TILE_BYTES // (8 * max(rows_sv.n_rows, 1)))))
     with one_blas_thread():
         return _blocks.decision_blocks(
             rows_x.kernel, row_sqnorms(rows_x.kernel, rows_x.n_rows), rows_sv.kernel,
             row_sqnorms(rows_sv.kernel, rows_sv.n_rows), rows_x.n_features, coef, *kargs, tile,
         )
+
+
+def _dtype_of(rows):
+    return (rows.kernel[0] if isinstance(rows.kernel, tuple) else rows.kernel).dtype
 
 
 def one_blas_thread():

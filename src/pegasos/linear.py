@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
+    MAX_COUNT,
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
@@ -27,7 +28,14 @@ from ._base import (
 )
 from ._numba import linear as _k
 from ._probability import ProbabilityMixin
-from ._rows import Rows, as_rows, check_sparse_structure
+from ._rows import (
+    Rows,
+    as_rows,
+    check_draws,
+    check_linear_state,
+    check_per_row,
+    check_sparse_structure,
+)
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from .objective import gap_from_rows
@@ -147,7 +155,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         When True, :meth:`fit` continues the previous fit -- same step
         counter :math:`t`, same weights -- for another budget (restarting at
         :math:`t = 1` would discard the weights, since :math:`\eta_1\lambda =
-        1`).
+        1`).  X must have the fitted number of features (a ``ValueError``
+        otherwise); other classes or another lambda start a new fit.
     track_objective : bool, default=False
         Record the primal objective and the dual certificate every
         ``check_every`` epochs in ``objective_history_``.
@@ -233,8 +242,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         **PEGASOS_CONSTRAINTS,
         "intercept_mode": [StrOptions({"augment", "unregularized"})],
         "init": [StrOptions({"zero", "random"})],
-        "tol": [Interval(Real, 0, None, closed="neither"), None],
-        "check_every": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, math.inf, closed="neither"), None],
+        "check_every": [Interval(Real, 0, math.inf, closed="neither")],
         "warm_start": ["boolean"],
         "track_objective": ["boolean"],
         "n_jobs": [Integral, None],
@@ -316,12 +325,15 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self : object
         """
         self._more_validate_params(partial=False)
-        X, y = self._validate_xy(X, y, reset=True)
+        # A continued fit checks X against the fitted width (and feature names)
+        # instead of resetting them: its state has one weight per feature.
+        continuing = self.warm_start and hasattr(self, "state_")
+        X, y = self._validate_xy(X, y, reset=not continuing)
         classes = np.unique(y)
         check_two_classes(classes)
         sw = loss_weights(X, y, sample_weight, self.class_weight, classes)
         plan = self.fit_plan(X.shape[0], len(classes), sw)
-        keep = self.warm_start and self._can_continue(classes, X.shape[1], plan.lam)
+        keep = continuing and self._can_continue(classes, X.shape[1], plan.lam)
         if not keep:
             self.classes_ = classes
             self.lam_ = plan.lam
@@ -439,11 +451,13 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         X, y = self._validate_xy(X, y, reset=False)
         sw = self._loss_weights(X, y, sample_weight)
         rows = as_rows(X)
+        targets = self._binary_targets(y)
+        self.state_.check(len(targets), X.shape[1])
         layout = self._intercept_layout()
         sqnorms = _SquaredNorms(rows, layout.bias_feature, now=True)
         return [_certificate(_Problem(rows, target, sw, self.lam_, layout, sqnorms),
                              self.state_, c)
-                for c, target in enumerate(self._binary_targets(y))]
+                for c, target in enumerate(targets)]
 
     # ------------------------------------------------------------ internals
 
@@ -513,6 +527,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         layout = self._intercept_layout()
         if reset:
             self.state_ = PegasosState.start(n_problems, d)
+        else:  # a continued fit's state may have been loaded or set by hand: check it
+            self.state_.check(n_problems, d)
         if reset or not hasattr(self, "objective_history_"):
             self.objective_history_ = [_new_history() for _ in range(n_problems)]
         self.state_.keep_alpha(rows.n_rows if keep_alpha else 0)
@@ -668,14 +684,21 @@ class PegasosState:
         """Refuse a state whose shapes or values cannot belong to this model (a loaded file)."""
         shapes = {"v": (n_problems, d + 1), "u": (n_problems, d + 1),
                   "scal": (n_problems, _k.N_SCALARS), "t": (n_problems,)}
+        for name in ("v", "u", "scal", "t", "gamma", "ugamma"):
+            value, dtype = getattr(self, name), np.int64 if name == "t" else np.float64
+            if not (isinstance(value, np.ndarray) and value.dtype == dtype):
+                raise ValueError(f"state_.{name} must be a {np.dtype(dtype)} array; got "
+                                 f"{getattr(value, 'dtype', type(value).__name__)}")
         for name, shape in shapes.items():
             if getattr(self, name).shape != shape:
-                raise ValueError(f"state_.{name} must have shape {list(shape)}; got "
+                raise ValueError(f"state_.{name} must have shape {list(shape)} for "
+                                 f"{n_problems} problems and {d} features; got "
                                  f"{list(getattr(self, name).shape)}")
-        if self.gamma.shape != self.ugamma.shape or self.gamma.shape[0] != n_problems:
+        if (self.gamma.ndim != 2 or self.gamma.shape != self.ugamma.shape
+                or self.gamma.shape[0] != n_problems):
             raise ValueError("state_.gamma and state_.ugamma must have one row per problem")
-        if not np.all(self.t >= 1):
-            raise ValueError("state_.t must be >= 1")
+        if not np.all((self.t >= 1) & (self.t < MAX_COUNT)):
+            raise ValueError("state_.t must be in [1, 2**62)")
         for name in ("v", "u", "scal", "gamma", "ugamma"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ValueError(f"state_.{name} holds NaN or infinite values")
@@ -764,6 +787,9 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     if monitor is None:
         monitor = _Monitor(n_problems=len(plan.seeds), total=plan.n_iter, layout=layout)
     problem = _Problem(rows, target, weights, plan.lam, layout, sqnorms)
+    check_per_row(rows, targets=target, loss_weights=weights, squared_norms=sqnorms.values)
+    check_linear_state(rows, state.v[c], state.u[c], state.gamma[c], state.ugamma[c],
+                       state.scal[c], _k.N_SCALARS)
     rng = np.random.default_rng(plan.seeds[c])
     t = int(state.t[c])
     if init == "random" and t == 1:
@@ -775,6 +801,7 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     while done < plan.n_iter:
         steps = min(monitor.block(rows.n_rows, k), plan.n_iter - done)
         idx = stream.take(steps * k)
+        check_draws(idx, rows.n_rows)
         tic = time.perf_counter()
         sqnorms.at(idx)
         t = _k.pegasos_steps(
@@ -814,8 +841,8 @@ class _Monitor:
 
     def block(self, n_rows, k):
         """Iterations per compiled call: ``check_every`` epochs, else ~65,536 examples."""
-        if self.checking:
-            return max(1, round(self.check_every * math.ceil(n_rows / k)))
+        if self.checking:  # (no more than the whole run: check_every may be huge)
+            return max(1, round(min(self.check_every * math.ceil(n_rows / k), self.total)))
         return max(1, _BLOCK_DRAWS // k)
 
     def after_block(self, problem, state, c, done, elapsed):

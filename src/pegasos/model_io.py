@@ -23,21 +23,28 @@ certificate, so that a loaded model's ``duality_gap``, ``partial_fit`` and
 ``warm_start`` behave exactly as the saved model's.  Files of versions 1 and
 2 have no state: it is rebuilt from ``coef_``/``intercept_`` at step
 ``t_ + 1`` (continuing the step counter; the certificate then starts from
-the margin violators).  Arrays are read with ``allow_pickle=False``: nothing in a model file
-can run code, and a pickle is refused, never loaded.
+the margin violators).  Arrays are read by their ``.npy`` headers, which
+never hold objects: nothing in a model file can run code, and a pickle is
+refused, never loaded.
 
-Loading never trusts the file (:func:`load_model`): before a byte of an
-array is read, the archive's members are checked against the header's
-``arrays`` table -- every member expected by name, no extras, no duplicates,
-no path-like names, stored uncompressed as ``numpy.savez`` writes them, and
-no larger than the shape and dtype in the header allow -- so a small file
-cannot inflate into a large one.  Then each array's dtype and shape must be
-the header's, the arrays must agree with each other and with the estimator
-(classes, features, support vectors, CSR structure), and every value must be
-finite.  Each failure is a :class:`ModelFileError` naming the file and the
-problem.  Version 1 files (no ``arrays`` table) are still read, with every
-check but the size table; their members must be stored uncompressed too, so
-they need no more memory than their size on disk.
+Loading never trusts the file (:func:`load_model`).  A path that is not a
+regular file (a named pipe, a device) is refused before it is opened.  The
+archive's end record bounds the number of members (:data:`_MAX_MEMBERS`) and
+the size of its directory before ``zipfile`` reads it; then every member must
+be expected by the header's ``arrays`` table (by name, no extras, no
+duplicates, no path-like names), unencrypted, stored uncompressed as
+``numpy.savez`` writes it, and lie within the file.  Each member's own
+``.npy`` header must declare exactly the bytes the member stores, and the
+dtype and shape of the table, before its data is read: a small file cannot
+make the loader allocate more than it holds.  Arrays load in native byte
+order, floats as float64 (support vectors keep float32).  Then the arrays
+must agree with each other and with the estimator (classes, features,
+support vectors, CSR structure), every value must be finite, and every
+header field (parameters, fitted scalars, plan, certificate) must have its
+type and range.  Each failure is a :class:`ModelFileError` naming the file
+and the problem, quoting at most 80 characters of what the file holds.
+Version 1 files (no ``arrays`` table) are still read, with the same checks
+of each member against its ``.npy`` header.
 
 Writes go to a temporary file in the target's folder, are flushed to disk and
 then renamed over the target, so an interrupted or failed save never leaves a
@@ -49,13 +56,15 @@ import json
 import math
 import os
 import re
+import struct
 import zipfile
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._files import write_atomic
+from ._base import MAX_COUNT as _MAX_COUNT  # counts are int64 in the solvers
+from ._files import quote, special_file, write_atomic
 from ._rows import check_sparse_structure
 
 FORMAT = "pegasos-model"
@@ -290,50 +299,148 @@ class _Refuse:
             self(what)
 
 
-def _read_members(path, refuse):
-    """{member name without .npy: ZipInfo}, after the archive-level checks."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-        refuse(f"is truncated or corrupt ({exc})")
-    names = [info.filename for info in infos]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    refuse.check(not dup, f"member {dup[0] if dup else ''!r} appears more than once")
-    members = {}
+#: More members than any model has (a linear model with its state and history: 20).
+_MAX_MEMBERS = 64
+_MAX_DIRECTORY = 1 << 20  # bytes of zip directory: 64 members take a few kB
+_EOCD = struct.Struct("<4s4H2LH")  # end of central directory record
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")
+
+
+def _directory_bounds(f, size, refuse):
+    """(members, directory bytes) from the archive's end records, read before zipfile.
+
+    ``zipfile`` reads the whole central directory when it opens an archive,
+    however many members it lists; the end record says how many there are, so
+    an archive listing thousands is refused here, in constant time.
+    """
+    tail = min(size, _EOCD.size + 0xFFFF)
+    f.seek(size - tail)
+    data = f.read(tail)
+    at = data.rfind(b"PK\x05\x06")
+    refuse.check(at >= 0 and at + _EOCD.size <= len(data),
+                 "is truncated or corrupt (no zip end-of-directory record)")
+    _, _, _, _, count, dir_size, dir_offset, _ = _EOCD.unpack_from(data, at)
+    end_at = size - tail + at
+    if end_at >= _EOCD64_LOCATOR.size:  # a zip64 archive (numpy.savez writes zip64 members)
+        f.seek(end_at - _EOCD64_LOCATOR.size)
+        sig, _, offset64, _ = _EOCD64_LOCATOR.unpack(f.read(_EOCD64_LOCATOR.size))
+        if sig == b"PK\x06\x07":
+            refuse.check(offset64 + _EOCD64.size <= size,
+                         "is truncated or corrupt (zip64 end record outside the file)")
+            f.seek(offset64)
+            record = f.read(_EOCD64.size)
+            refuse.check(record[:4] == b"PK\x06\x06",
+                         "is truncated or corrupt (no zip64 end-of-directory record)")
+            fields = _EOCD64.unpack(record)
+            count, dir_size, dir_offset = fields[6], fields[7], fields[8]
+    refuse.check(count <= _MAX_MEMBERS,
+                 f"the archive lists {count} members; a model file has at most {_MAX_MEMBERS}")
+    refuse.check(dir_size <= _MAX_DIRECTORY,
+                 f"the archive's directory takes {dir_size} bytes; a model file's takes a "
+                 f"few kB (at most {_MAX_DIRECTORY})")
+    refuse.check(dir_offset + dir_size <= size,
+                 "is truncated or corrupt (the zip directory lies beyond the end of the file)")
+    return count, dir_size
+
+
+def _read_members(zf, size, refuse):
+    """{member name without .npy: ZipInfo}, after the archive-level checks.
+
+    Every member must be a plain ``NAME.npy``, listed once, stored
+    unencrypted and uncompressed (as ``numpy.savez`` writes it), and lie
+    within the file: its stored size cannot exceed what is on disk.
+    """
+    infos = zf.infolist()
+    seen, members = set(), {}
     for info in infos:
-        stem = info.filename[:-4] if info.filename.endswith(".npy") else None
+        name = info.filename
+        refuse.check(name not in seen, f"member {quote(name)} appears more than once")
+        seen.add(name)
+        stem = name[:-4] if name.endswith(".npy") else None
         refuse.check(
             stem is not None and (stem == _META or _NAME.match(stem)),
-            f"unexpected member {info.filename!r} (members are NAME.npy arrays)",
+            f"unexpected member {quote(name)} (members are NAME.npy arrays)",
         )
+        refuse.check(not info.flag_bits & 0x1,
+                     f"member {quote(name)} is encrypted; model files are never encrypted")
         refuse.check(
             info.compress_type == zipfile.ZIP_STORED and info.compress_size == info.file_size,
-            f"member {info.filename!r} is compressed; model files store arrays uncompressed "
-            "(as numpy.savez writes them)",
+            f"member {quote(name)} is compressed (method {info.compress_type}); model files "
+            "store arrays uncompressed (as numpy.savez writes them)",
         )
+        refuse.check(info.header_offset + info.compress_size <= size,
+                     f"member {quote(name)} claims {info.file_size} bytes, more than the "
+                     f"{size}-byte file holds")
         members[stem] = info
     refuse.check(_META in members, "is an npz archive but not a pegasos model file (no header)")
     refuse.check(members[_META].file_size <= _META_CAP, "the header is implausibly large")
     return members
 
 
-def _read_meta(archive, refuse):
+def _npy_header(f, name, info, refuse):
+    """(dtype, shape, fortran_order) of a member's ``.npy`` header, checked against its size.
+
+    The data that follows the header must be exactly what its shape and dtype
+    say, so that nothing is allocated beyond what the file holds.
+    """
     try:
-        meta = json.loads(str(archive[_META]))
-    except (ValueError, TypeError) as exc:
-        refuse(f"the header is not valid JSON ({exc})")
+        version = np.lib.format.read_magic(f)
+        refuse.check(version in ((1, 0), (2, 0)),
+                     f"array {quote(name)} has .npy format version {version}")
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, fortran_order, dtype = read(f, max_header_size=_NPY_HEADER_CAP)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, SyntaxError, OverflowError, EOFError) as exc:
+        refuse(f"array {quote(name)} has a malformed .npy header ({quote(exc)})")
+    refuse.check(all(v >= 0 for v in shape), f"array {quote(name)} has a negative dimension")
+    refuse.check(not dtype.hasobject and dtype.kind in "biufU" and dtype.itemsize > 0,
+                 f"array {quote(name)} has dtype {quote(dtype)}, which a model file never holds")
+    data_bytes = dtype.itemsize * math.prod(shape)
+    refuse.check(f.tell() + data_bytes == info.file_size,
+                 f"array {quote(name)} is declared as {dtype}{list(shape)} "
+                 f"({data_bytes} bytes) but its member stores "
+                 f"{info.file_size - f.tell()} bytes of data")
+    return dtype, tuple(shape), fortran_order
+
+
+def _read_array(zf, name, info, expected, refuse):
+    """One member's array, its size checked before its data is read; native byte order."""
+    with zf.open(info) as f:
+        dtype, shape, fortran_order = _npy_header(f, name, info, refuse)
+        if expected is not None and name in expected:
+            want_dtype, want_shape = expected[name]
+            refuse.check(dtype == want_dtype and shape == want_shape,
+                         f"array {quote(name)} is {dtype}{list(shape)} but the header "
+                         f"says {want_dtype}{list(want_shape)}")
+        data = f.read(dtype.itemsize * math.prod(shape))
+        f.read(1)  # to the end of the member: zipfile checks its CRC there
+    arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
+    # a writable, C-ordered copy in native byte order: what the compiled code is given
+    return np.array(arr, dtype=dtype.newbyteorder("="), order="C")
+
+
+def _read_meta(raw, refuse):
+    refuse.check(raw.dtype.kind == "U" and raw.ndim == 0, "the header is not a JSON text")
+    try:
+        meta = json.loads(str(raw))
+    except (ValueError, TypeError, RecursionError) as exc:
+        refuse(f"the header is not valid JSON ({quote(exc)})")
     refuse.check(isinstance(meta, dict), "the header is not a JSON object")
     if meta.get("format") != FORMAT:
-        refuse(f"is not a pegasos model file (format {meta.get('format')!r})")
-    if meta.get("version") not in READABLE_VERSIONS:
+        refuse(f"is not a pegasos model file (format {quote(meta.get('format'))})")
+    version = meta.get("version")
+    if type(version) is not int or version not in READABLE_VERSIONS:  # not True, not 1.0
         refuse(
-            f"has model format version {meta.get('version')!r}; this pegasos reads versions "
+            f"has model format version {quote(version)}; this pegasos reads versions "
             f"{', '.join(map(str, READABLE_VERSIONS))} (save the model again with the pegasos "
             "release that wrote it, or retrain)"
         )
-    refuse.check(meta.get("estimator") in _SCHEMA,
-                 f"unknown estimator {meta.get('estimator')!r}")
+    estimator = meta.get("estimator")
+    refuse.check(isinstance(estimator, str) and estimator in _SCHEMA,
+                 f"unknown estimator {quote(estimator)}")
     for key in ("params", "attributes"):
         refuse.check(isinstance(meta.get(key), dict), f"header field {key!r} is not an object")
     return meta
@@ -354,46 +461,47 @@ def _expected_members(meta, refuse):
             and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                     for v in spec["shape"])
         )
-        refuse.check(ok, f"header entry for array {name!r} is malformed")
+        refuse.check(ok, f"header entry for array {quote(name)} is malformed")
         try:
             dtype = np.dtype(spec["dtype"])
-        except TypeError:
-            refuse(f"header gives array {name!r} an unknown dtype {spec['dtype']!r}")
-        refuse.check(dtype.kind in "biufU", f"array {name!r} has dtype {dtype}, which a model "
+        except (TypeError, ValueError, SyntaxError):
+            refuse(f"header gives array {quote(name)} an unknown dtype {quote(spec['dtype'])}")
+        refuse.check(dtype.kind in "biufU", f"array {quote(name)} has dtype {dtype}, which a model "
                                             "file never holds")
         out[name] = (dtype, tuple(spec["shape"]))
     return out
 
 
-def _check_sizes(members, expected, refuse):
-    """Members are exactly the header's arrays, none larger than its shape allows."""
+def _check_listed(members, expected, refuse):
+    """Members are exactly the header's arrays (each one's size is checked as it is read)."""
     stored = set(members) - {_META}
     missing, extra = sorted(set(expected) - stored), sorted(stored - set(expected))
-    refuse.check(not missing, f"array {missing[0] if missing else ''!r} listed in the header "
-                              "is missing")
-    refuse.check(not extra, f"member {extra[0] if extra else ''!r} is not listed in the header")
-    for name, (dtype, shape) in expected.items():
-        cap = _NPY_HEADER_CAP + dtype.itemsize * math.prod(shape)
-        refuse.check(members[name].file_size <= cap,
-                     f"array {name!r} takes {members[name].file_size} bytes but its header "
-                     f"shape {list(shape)} and dtype {dtype} allow at most {cap}")
+    refuse.check(not missing, f"array {quote(missing[0]) if missing else ''} listed in the "
+                              "header is missing")
+    refuse.check(not extra, f"member {quote(extra[0]) if extra else ''} is not listed in the "
+                            "header")
 
 
-def _load_arrays(archive, members, expected, refuse):
+#: Float arrays kept in their stored precision (float32 or float64): the support
+#: vectors of a float32 fit are float32, as the rows it was fitted on.
+_OWN_PRECISION = ("support_vectors_", "support_vectors___csr_data")
+
+
+def _load_arrays(zf, members, expected, refuse):
+    """Every member's array, read through :func:`_read_array`.
+
+    Floats become float64 (the support vectors stay float32 when so stored),
+    whatever width or byte order the file gives: prediction runs compiled
+    code typed for exactly these.
+    """
     arrays = {}
-    for name in members:
+    for name, info in members.items():
         if name == _META:
             continue
-        try:
-            arr = archive[name]
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-            refuse(f"array {name!r} cannot be read ({exc})")
-        refuse.check(arr.dtype.kind in "biufU", f"array {name!r} has dtype {arr.dtype}")
-        if expected is not None:
-            dtype, shape = expected[name]
-            refuse.check(arr.dtype == dtype and arr.shape == shape,
-                         f"array {name!r} is {arr.dtype}{list(arr.shape)} but the header says "
-                         f"{dtype}{list(shape)}")
+        arr = _read_array(zf, name, info, expected, refuse)
+        if arr.dtype.kind == "f":
+            keep = name in _OWN_PRECISION and arr.dtype == np.float32
+            arr = arr.astype(np.float32 if keep else np.float64, copy=False)
         arrays[name] = arr
     return arrays
 
@@ -405,20 +513,20 @@ def _assemble_sparse(arrays, refuse):
         parts = {}
         for part in _CSR_PARTS:
             member = f"{name}__csr_{part}"
-            refuse.check(member in arrays, f"sparse array {name!r} has no {member!r}")
+            refuse.check(member in arrays, f"sparse array {quote(name)} has no {quote(member)}")
             parts[part] = arrays.pop(member)
         shape = parts["shape"]
         refuse.check(shape.shape == (2,) and shape.dtype.kind in "iu" and np.all(shape >= 0),
-                     f"sparse array {name!r} has a malformed shape {shape.tolist()}")
+                     f"sparse array {quote(name)} has a malformed shape {quote(shape.tolist())}")
         try:  # SciPy checks the lengths, the full check the indices and offsets
             matrix = sp.csr_matrix((parts["data"], parts["indices"], parts["indptr"]),
                                    shape=(int(shape[0]), int(shape[1])))
             check_sparse_structure(matrix)
         except ValueError as exc:
-            refuse(f"sparse array {name!r}: {exc}")
+            refuse(f"sparse array {quote(name)}: {exc}")
         arrays[name] = matrix
     leftover = sorted(k for k in arrays if "__csr_" in k)
-    refuse.check(not leftover, f"member {leftover[0] if leftover else ''!r} has no "
+    refuse.check(not leftover, f"member {quote(leftover[0] if leftover else '')} has no "
                                "matching __csr_data")
 
 
@@ -431,13 +539,15 @@ def _check_scalars(name, attributes, refuse):
     optional = _OPTIONAL_SCALARS.get(name, {})
     for key, value in attributes.items():
         kind = scalars.get(key, optional.get(key))
-        refuse.check(kind is not None, f"unexpected fitted attribute {key!r} for {name}")
+        refuse.check(kind is not None, f"unexpected fitted attribute {quote(key)} for {name}")
         ok = isinstance(value, kind) and not isinstance(value, bool)
         if ok and kind is Real:
             ok = math.isfinite(value)
         if ok and kind is Integral:
-            ok = value >= 0
-        refuse.check(ok, f"attribute {key!r} is {value!r}; a {'finite number' if kind is Real else 'non-negative integer'} is expected")
+            ok = 0 <= value < _MAX_COUNT
+        refuse.check(ok, f"attribute {quote(key)} is {quote(value)}; "
+                         f"{'a finite number' if kind is Real else 'an integer in [0, 2**62)'} "
+                         "is expected")
     missing = sorted(set(scalars) - set(attributes))
     refuse.check(not missing, f"fitted attribute {missing[0] if missing else ''!r} is missing")
     refuse.check(attributes["n_features_in_"] >= 1, "n_features_in_ must be at least 1")
@@ -463,9 +573,10 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
 
     def shaped(key, shape, kinds="f"):
         arr = arrays[key]
+        kind = {"f": "floating-point", "iu": "integer", "U": "text"}[kinds]
         refuse.check(arr.dtype.kind in kinds and arr.shape == shape,
-                     f"{key} must have shape {list(shape)} for {classes.shape[0]} classes and "
-                     f"{d} features; got {arr.dtype}{list(arr.shape)}")
+                     f"{key} must be {kind} of shape {list(shape)} for {classes.shape[0]} "
+                     f"classes and {d} features; got {arr.dtype}{list(arr.shape)}")
         if arr.dtype.kind == "f":
             refuse.check(bool(np.all(np.isfinite(arr))), f"{key} holds NaN or infinite values")
         return arr
@@ -484,6 +595,9 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     shaped("dual_coef_", (n_problems, n_sv))
     support = shaped("support_", (n_sv,), kinds="iu")
     refuse.check(bool(np.all(support >= 0)), "support_ holds negative indices")
+    if kernel == "precomputed":  # indices of the Gram matrix's columns
+        refuse.check(bool(np.all(support < d)), f"support_ holds indices beyond the {d} "
+                                                "training samples")
     shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
     if "margin_" in arrays:
         shaped("margin_", (n_problems,))
@@ -522,26 +636,32 @@ def load_model_with_header(path):
     """
     path = os.fspath(path)
     refuse = _Refuse(path)
+    special = special_file(path)
+    refuse.check(special is None, f"is {special}, not a regular file; a model file is a file")
     with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
         head = f.read(4)
-    if head[:1] in _PICKLE_MAGIC:
-        refuse(
-            "is a pickle; pegasos model files are never unpickled (unpickling can run "
-            "arbitrary code). Save models with pegasos.save_model."
-        )
-    refuse.check(head == _ZIP_MAGIC, "is not a pegasos model file (it is not an npz archive)")
-    members = _read_members(path, refuse)
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            meta = _read_meta(archive, refuse)
-            expected = _expected_members(meta, refuse)
-            if expected is not None:
-                _check_sizes(members, expected, refuse)
-            arrays = _load_arrays(archive, members, expected, refuse)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as exc:
-        if isinstance(exc, ModelFileError):
+        if head[:1] in _PICKLE_MAGIC:
+            refuse(
+                "is a pickle; pegasos model files are never unpickled (unpickling can run "
+                "arbitrary code). Save models with pegasos.save_model."
+            )
+        refuse.check(head == _ZIP_MAGIC,
+                     "is not a pegasos model file (it is not an npz archive)")
+        _directory_bounds(f, size, refuse)
+        try:
+            with zipfile.ZipFile(f) as zf:
+                members = _read_members(zf, size, refuse)
+                meta = _read_meta(_read_array(zf, _META, members[_META], None, refuse), refuse)
+                expected = _expected_members(meta, refuse)
+                if expected is not None:
+                    _check_listed(members, expected, refuse)
+                arrays = _load_arrays(zf, members, expected, refuse)
+        except ModelFileError:
             raise
-        refuse(f"is truncated or corrupt ({exc})")
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, RuntimeError,
+                NotImplementedError, struct.error) as exc:
+            refuse(f"is truncated or corrupt ({quote(exc)})")
     name = meta["estimator"]
     _assemble_sparse(arrays, refuse)
     _check_scalars(name, meta["attributes"], refuse)
@@ -575,14 +695,14 @@ def _restore_fit(estimator, meta, extras, refuse):
     from .objective import DualityGap
 
     plan = meta.get("plan")
-    try:
-        estimator.plan_ = None if plan is None else FitPlan(**{**plan,
-                                                               "seeds": tuple(plan["seeds"])})
-    except (TypeError, KeyError) as exc:
-        refuse(f"header field 'plan' is malformed ({exc})")
+    estimator.plan_ = None if plan is None else FitPlan(**_checked_plan(plan, refuse))
+    n_problems = estimator.intercept_.shape[0]
+    certificate = _checked_certificate(meta.get("certificate", None), n_problems, refuse)
     if meta["estimator"] not in _LINEAR:
-        refuse.check(not extras, f"unexpected array {sorted(extras)[0] if extras else ''!r} "
+        refuse.check(not extras, f"unexpected array {quote(sorted(extras)[0] if extras else '')} "
                                  f"for {meta['estimator']}")
+        refuse.check(certificate is None, f"header field 'certificate' is not kept for "
+                                          f"{meta['estimator']}")
         return
     from .linear import PegasosState
 
@@ -604,13 +724,52 @@ def _restore_fit(estimator, meta, extras, refuse):
         refuse(str(exc))
     estimator.state_ = state
     estimator.objective_history_ = _history(extras, n_problems, refuse)
-    refuse.check(not extras, f"unexpected array {sorted(extras)[0] if extras else ''!r}")
-    cert = meta.get("certificate")
-    try:
-        estimator.duality_gap_ = None if cert is None else [
-            DualityGap(float(g["primal"]), float(g["dual"])) for g in cert]
-    except (TypeError, KeyError, ValueError) as exc:
-        refuse(f"header field 'certificate' is malformed ({exc})")
+    refuse.check(not extras, f"unexpected array {quote(sorted(extras)[0] if extras else '')}")
+    estimator.duality_gap_ = None if certificate is None else [
+        DualityGap(g["primal"], g["dual"]) for g in certificate]
+
+
+def _is_int(value, low, high):
+    return type(value) is int and low <= value < high
+
+
+def _is_float(value, low=-math.inf):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and (
+        math.isfinite(value) and value >= low)
+
+
+def _checked_plan(plan, refuse):
+    """The header's fit plan as :class:`~pegasos._base.FitPlan`'s fields, every type checked."""
+    from ._base import FitPlan
+
+    fields = [f.name for f in dataclasses.fields(FitPlan)]
+    ok = isinstance(plan, dict) and sorted(plan) == sorted(fields)
+    if ok:
+        seeds = plan["seeds"]
+        ok = (_is_float(plan["lam"]) and plan["lam"] > 0
+              and _is_int(plan["n_iter"], 1, _MAX_COUNT + 1)
+              and _is_int(plan["batch_size"], 1, _MAX_COUNT + 1)
+              and (plan["n_average"] is None or _is_int(plan["n_average"], 0, _MAX_COUNT + 1))
+              and _is_float(plan["radius2"], 0.0)
+              and isinstance(seeds, list) and len(seeds) >= 1
+              and all(_is_int(s, 0, 2**32) for s in seeds))
+    refuse.check(ok, f"header field 'plan' is malformed (a fit plan has {', '.join(fields)}: "
+                     "finite numbers and counts)")
+    return {**plan, "lam": float(plan["lam"]), "radius2": float(plan["radius2"]),
+            "seeds": tuple(plan["seeds"])}
+
+
+def _checked_certificate(certificate, n_problems, refuse):
+    """The header's certificate: one {primal, dual, relative_gap} of finite numbers per problem."""
+    if certificate is None:
+        return None
+    keys = ["dual", "primal", "relative_gap"]
+    ok = (isinstance(certificate, list) and len(certificate) == n_problems
+          and all(isinstance(g, dict) and sorted(g) == keys
+                  and all(_is_float(g[k]) for k in keys) for g in certificate))
+    refuse.check(ok, f"header field 'certificate' is malformed (one {{primal, dual, "
+                     f"relative_gap}} of finite numbers for each of the {n_problems} problems)")
+    return [{k: float(g[k]) for k in keys} for g in certificate]
 
 
 def _history(extras, n_problems, refuse):
