@@ -216,7 +216,7 @@ def test_cross_validation_and_json(files, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["-c", "0"], "-c (C) must be a float in the range (0.0, inf) or None. Got 0.0 instead."),
+        (["-c", "0"], "-c (C) must be a float in the range (0.0, inf) or None. Got 0.0 instead"),
         (["-B", "0"], "-B must be > 0, or -1 for no intercept; got 0.0"),
         (["--average", "2"], "--average must be 'last', 'all' or a number in (0, 1]; got '2'"),
         (["-w", "1=2"], "-w takes LABEL:WEIGHT with numbers; got '1=2'"),
@@ -228,7 +228,11 @@ def test_bad_options(files, capsys, argv, message):
     with pytest.raises(SystemExit) as exc:
         main(["train", *argv, train])
     assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    # one line, as every error of the command line: no usage block above it
+    assert err.count("\n") == 1 and err.startswith("pegasos train: error: ") and \
+        err.endswith("; see pegasos train --help\n"), err
 
 
 def test_plot_writes_a_real_png(files, tmp_path):
@@ -267,6 +271,7 @@ def test_demo_table(capsys, tmp_path, monkeypatch):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "breast cancer" in out and "pegasos" in out and "duality-gap certificate" in out
+    assert "Fit times are of warm fits, the median of 3 after a first one" in out
     assert (tmp_path / "pegasos_demo.png").exists()
 
 
@@ -500,6 +505,33 @@ def test_info_shows_the_certificate_of_a_checked_fit(files, capsys):
     assert gap["dual"] <= gap["primal"] and gap["relative_gap"] <= 0.5
     assert main(["info", model]) == 0
     assert "certificate at the end of training: primal" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, shown",
+    [
+        ([], r"C = 1 \(the default\), so lambda = 1 / \(C n\) = 0.0125 for n = 80 training "
+             r"samples"),
+        (["-c", "4"], r"C = 4, so lambda = 1 / \(C n\)"),
+        (["-l", "0.01"], r"lambda = 0.01 \(given as lam\)"),
+        (["-s", "kernel-pegasos"], r"C = 1 \(the default\), so lambda"),
+        (["-s", "sbp", "-n", "0.2"], r"nu = 0.2 \(given\)"),
+        (["-s", "sbp"], r"nu = [\d.e-]+, estimated for C = 1"),
+        (["-s", "perceptron"], r"none \(the kernel Perceptron is not regularised\)"),
+    ],
+)
+def test_info_shows_the_resolved_regularisation(files, capsys, argv, shown):
+    import re
+
+    tmp, train, _ = files
+    model = str(tmp / "r.model")
+    assert main(["train", "-q", *argv, train, model]) == 0
+    capsys.readouterr()
+    assert main(["info", model]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("regularisation"))
+    assert re.search(shown, line), line
+    assert main(["info", "--json", model]) == 0
+    assert re.search(shown, json.loads(capsys.readouterr().out)["regularisation"]["text"])
 
 
 @pytest.mark.parametrize("solver", ["kernel-pegasos", "sbp"])

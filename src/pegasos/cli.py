@@ -43,6 +43,18 @@ class _Failure(Exception):
     """An error to report as ``pegasos: error: ...`` with exit status 1."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line (status 2, as argparse's own).
+
+    argparse prints the whole usage block (eight lines for ``train``) above
+    the error; here the line names the command, the problem and where the
+    options are listed: ``pegasos train: error: ...; see pegasos train --help``.
+    """
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message.rstrip('.')}; see {self.prog} --help\n")
+
+
 # --------------------------------------------------------------------- train
 
 
@@ -477,6 +489,9 @@ def _train(args, parser):
         outputs.append((args.plot, "plot"))
     _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
     est = _estimator(args, parser)
+    if args.solver != "pegasos" and args.plot and not args.test:
+        parser.error("--plot with a kernel solver draws the test error against kernel "
+                     "evaluations and time: give --test FILE")
     X, y = _load(args.data, args.zero_based)
     classes = np.unique(y)
     if len(classes) < 2:
@@ -486,9 +501,6 @@ def _train(args, parser):
         _check_weights_fit(X, len(classes), args.data)
     if args.probability_estimates:
         est.set_params(probability=True)
-    if args.solver != "pegasos" and args.plot and not args.test:
-        parser.error("--plot with a kernel solver draws the test error against kernel "
-                     "evaluations and time: give --test FILE")
     if args.cv is not None:
         return _cross_validate(args, parser, est, X, y)
     X_test = y_test = None
@@ -937,6 +949,7 @@ def _info(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
+    summary["regularisation"] = _regularisation(est)
     if meta.get("certificate") is not None:  # checked by the loader
         summary["certificate"] = meta["certificate"]
     if args.json:
@@ -947,6 +960,7 @@ def _info(args, parser):
     print(f"classes {', '.join(summary['classes'])}; {summary['n_features']} features"
           + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
              if "support_vectors" in summary else ""))
+    print("regularisation: " + summary["regularisation"]["text"])
     print("fitted: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                  for k, v in summary["fitted"].items()))
     if "certificate" in summary:
@@ -957,6 +971,42 @@ def _info(args, parser):
         print("certificate: none recorded (train with -e TOL, --test or --plot to record one)")
     print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in summary["parameters"].items()))
     return 0
+
+
+def _regularisation(est):
+    """The regularisation a model was trained with, resolved: C and lambda (or nu), and how.
+
+    The parameters keep what was asked (``C=None, lam=None`` for the default
+    C = 1); the fitted ``lam_`` is lambda = 1 / (C n), from which n follows.
+    """
+    from ._base import DEFAULT_C
+
+    params = est.get_params(deep=False)
+    out = {}
+    if "lam" in params and getattr(est, "lam_", None) is not None:  # Pegasos, linear or kernel
+        out["lam"] = float(est.lam_)
+        if params["lam"] is not None:
+            out["text"] = f"lambda = {est.lam_:.6g} (given as lam)"
+            return out
+        C = DEFAULT_C if params["C"] is None else float(params["C"])
+        n = round(1.0 / (C * est.lam_))
+        out.update(C=C, n_samples=n)
+        out["text"] = (f"C = {C:.6g}{' (the default)' if params['C'] is None else ''}, so "
+                       f"lambda = 1 / (C n) = {est.lam_:.6g} for n = {n} training samples")
+        return out
+    if hasattr(est, "nu_"):  # the SBP: a slack budget per problem
+        out["nu"] = [float(v) for v in est.nu_]
+        nu = ", ".join(f"{v:.6g}" for v in est.nu_)
+        if params.get("nu") is not None:
+            out["text"] = f"nu = {nu} (given)"
+        else:
+            C = DEFAULT_C if params.get("C") is None else float(params["C"])
+            out["C"] = C
+            out["text"] = (f"nu = {nu}, estimated for C = {C:.6g}"
+                           f"{' (the default)' if params.get('C') is None else ''}")
+        return out
+    out["text"] = "none (the kernel Perceptron is not regularised)"
+    return out
 
 
 def _load_model(path, with_header=False):
@@ -1044,9 +1094,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 def main(argv=None):
     from . import __version__
 
-    parser = argparse.ArgumentParser(
-        prog="pegasos", description="Support vector machines trained by Pegasos."
-    )
+    parser = _Parser(prog="pegasos", description="Support vector machines trained by Pegasos.")
     parser.add_argument("-V", "--version", action="version", version=f"pegasos {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     commands = {
