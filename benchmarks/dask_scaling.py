@@ -27,6 +27,9 @@ import sys
 import time
 
 import numpy as np
+
+from pegasos import PegasosClassifier
+
 from .common import (
     environment_markdown,
     exact_svm,
@@ -34,8 +37,6 @@ from .common import (
     run_part,
     spread,
 )
-
-from pegasos import PegasosClassifier
 
 K = 1000
 PARTITIONS = 8

@@ -38,6 +38,10 @@ import time
 import warnings
 
 import numpy as np
+
+from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+from pegasos._files import write_atomic
+
 from .common import (
     SVMLight,
     as_int32,
@@ -46,9 +50,6 @@ from .common import (
     load,
     run_part,
 )
-
-from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
-from pegasos._files import write_atomic
 
 SVMLIGHT_TIMEOUT = 1200  # seconds: SVM-Light's fit is stopped after this and reported so
 ACCURACY_MARGIN = 0.003  # the target: within 0.3 point of SVC's accuracy

@@ -25,13 +25,13 @@ import time
 
 import numpy as np
 
-from .common import FASHION_MNIST, _idx, as_int32, environment_markdown, load, run_part, spread
-
 from pegasos._numba import blocks
 from pegasos._numba import kernels as kern
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
 from pegasos.kernel import one_blas_thread
+
+from .common import FASHION_MNIST, _idx, as_int32, environment_markdown, load, run_part, spread
 
 DATASETS = ["fashion", "ijcnn1", "adult"]
 BLOCKS = [1, 16, 64, 256]

@@ -41,12 +41,12 @@ import warnings
 from .common import (
     LINEAR_SETS,
     SVMLight,
+    VowpalWabbitHinge,
     environment_markdown,
     exact_svm,
     linear_data,
     peer_input,
     run_part,
-    VowpalWabbitHinge,
 )
 
 DATASETS = LINEAR_SETS

@@ -21,6 +21,8 @@ Writes ``benchmarks/results/minibatch.{json,md,png}``.
 import sys
 import time
 
+from pegasos._files import write_atomic
+
 from .common import (
     environment_markdown,
     exact_svm,
@@ -29,7 +31,6 @@ from .common import (
     run_part,
     spread,
 )
-from pegasos._files import write_atomic
 
 BATCH_SIZES = [1, 10, 100, 1000]
 DATASETS = ["ijcnn1", "reuters"]

@@ -36,6 +36,8 @@ import warnings
 
 import numpy as np
 
+from pegasos._files import write_atomic
+
 from .common import (
     environment_markdown,
     exact_svm,
@@ -44,7 +46,6 @@ from .common import (
     run_part,
     spread,
 )
-from pegasos._files import write_atomic
 
 FRACTIONS = [0.1, 0.2, 0.5, 1.0]
 DATASETS = ["ijcnn1", "fashion"]

@@ -113,6 +113,51 @@ def kernel_pegasos(K, y, lam, order, *, k=1, projection=True, avg_from=None, bia
     return total / n_avg if n_avg else beta
 
 
+def kernel_perceptron(K, y, order, *, k=1, average=True, bias2=0.0, sw=None):
+    """The mini-batch kernel Perceptron on an explicit Gram matrix, in the dual.
+
+    w_t = sum_l beta_l phi(x_l); the margins of the batch A_t (the next k
+    entries of ``order``) are (K beta)_i, all judged with w_t; each violator
+    (y_i (K beta)_i <= 0) adds s_i y_i to beta_i, once per draw.  ``average``:
+    the average of the iterates w_{t+1}, t = 1..T (the averaged Perceptron),
+    else the last.  ``bias2`` is added to K (the augmented intercept).
+    """
+    K = np.asarray(K, dtype=float) + bias2
+    n = len(y)
+    sw = np.ones(n) if sw is None else np.asarray(sw, dtype=float)
+    beta = np.zeros(n)
+    total = np.zeros(n)
+    T = len(order) // k
+    for t in range(1, T + 1):
+        batch = order[(t - 1) * k : t * k]
+        violators = batch[y[batch] * (K[batch] @ beta) <= 0.0]
+        np.add.at(beta, violators, sw[violators] * y[violators])
+        total += beta
+    return total / T if average else beta
+
+
+def dual_cd_pass(X, y, sw, lam, order, alpha, bias_feature=0.0):
+    """One pass of dual coordinate ascent (Hsieh et al. 2008) over the rows in ``order``.
+
+    The dual of the SVM objective: maximise sum(alpha)/m - lam/2 ||w(alpha)||^2
+    over 0 <= alpha_i <= s_i, with w(alpha) = sum_i alpha_i y_i z_i / (lam m) and
+    z_i = (x_i, bias_feature).  Each step maximises exactly over alpha_i alone:
+    alpha_i + (1 - y_i z_i.w) / (||z_i||^2 / (lam m)), clipped to the box; w is
+    recomputed from alpha every time.  Returns (alpha, w).
+    """
+    m = len(y)
+    Z = np.hstack([np.asarray(X, dtype=float), np.full((m, 1), bias_feature)])
+    alpha = np.array(alpha, dtype=float)
+    scale = 1.0 / (lam * m)
+    for i in order:
+        w = scale * Z.T @ (alpha * y)
+        q = scale * (Z[i] @ Z[i])
+        if q <= 0.0:
+            continue
+        alpha[i] = min(max(alpha[i] + (1.0 - y[i] * (Z[i] @ w)) / q, 0.0), sw[i])
+    return alpha, scale * Z.T @ (alpha * y)
+
+
 def water_level(c, budget, s=None):
     """The level kappa with sum_i s_i max(0, kappa - c_i) = budget, by bisection."""
     c = np.asarray(c, dtype=float)

@@ -444,7 +444,7 @@ def test_cli_notes_a_very_sparse_index_range(tmp_path, capsys):
 
 
 def test_the_progress_bar_stays_when_the_run_ends():
-    from pegasos.cli import Progress
+    from pegasos._progress import Progress
 
     progress = Progress(10, False, None, None, np.array([-1.0, 1.0]))
     assert progress.bar.leave is True

@@ -84,3 +84,24 @@ def test_bad_liblinear_files_and_models_are_messages(tmp_path, capsys):
     clf = PegasosClassifier(n_iter=10).fit(np.eye(3), ["a", "b", "a"])
     with pytest.raises(ValueError, match="LIBLINEAR's labels are integers"):
         to_liblinear(clf, tmp_path / "s.ll")
+
+
+def test_an_imported_model_has_a_certificate_and_continues(tmp_path):
+    """from_liblinear keeps lambda for duality_gap, as its docstring says: the certificate of
+    the imported weights is the one of the same weights fitted here (its dual vector starts
+    from the margin violators), and partial_fit continues from them."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    clf = PegasosClassifier(lam=0.01, random_state=0).fit(X, y)
+    path = tmp_path / "bc.liblinear"
+    to_liblinear(clf, path)
+    back = from_liblinear(path, lam=0.01)
+    (gap,) = back.duality_gap(X, y)
+    (fitted,) = clf.duality_gap(X, y)
+    assert gap.primal == pytest.approx(fitted.primal, rel=1e-12)
+    assert 0 < gap.dual <= gap.primal
+    back.partial_fit(X, y)
+    assert back.t_ == len(y) and back.score(X, y) > 0.9

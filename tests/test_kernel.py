@@ -144,6 +144,29 @@ def test_minibatch_kernel_pegasos_matches_the_reference(k, projection):
     np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
 
 
+@pytest.mark.parametrize("k", [1, 5, 16])
+@pytest.mark.parametrize("average", [True, False], ids=["averaged", "last"])
+def test_kernel_perceptron_matches_the_reference(k, average):
+    """Mini-batches judged with w_t, a step per violating draw, loss weights, the intercept
+    feature and the average of every iterate, across chunks (T k > 256 draws)."""
+    X, y = make_binary(n=40, d=4, seed=43)
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, 40)
+    T = 600 // k
+    clf = KernelPerceptron(
+        gamma=0.5, n_iter=T, batch_size=k, sampling="cyclic", average=average,
+        fit_intercept=True, intercept_scaling=0.7,
+    ).fit(X, y, sample_weight=sw)
+    beta = naive.kernel_perceptron(
+        pairwise_kernels(X, metric="rbf", gamma=0.5), y, np.arange(T * k) % 40, k=k,
+        average=average, bias2=0.49, sw=sw,
+    )
+    got = np.zeros(40)
+    got[clf.support_] = clf.dual_coef_[0]
+    assert np.abs(beta).max() > 0 and T * k > ks.CHUNK_DRAWS
+    np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
+    assert clf.intercept_[0] == pytest.approx(0.49 * beta.sum(), abs=1e-10 * np.abs(beta).sum())
+
+
 def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference():
     """Rows of norm ~1e3 under a linear kernel: projections bring the scale below
     MIN_SCALE again and again, so the coefficients, the responses and the chunk's pending
@@ -588,3 +611,28 @@ def test_callback_reports_the_model_without_changing_the_fit(make):
     last = seen[-1]
     np.testing.assert_allclose(last["coef"][plain.support_], plain.dual_coef_[0], rtol=1e-12)
     assert last["intercept"] == pytest.approx(plain.intercept_[0], rel=1e-12, abs=1e-15)
+
+
+def test_nu_from_svm_takes_a_fitted_binary_svc_and_refuses_a_one_vs_one_one():
+    """As the README and its docstring say: the nu matching a fitted SVM, here SVC's, equal to
+    its average hinge loss over ||w|| computed by scikit-learn's own kernel."""
+    from sklearn.datasets import load_breast_cancer, load_iris
+    from sklearn.metrics.pairwise import rbf_kernel
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    from pegasos import nu_from_svm
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    svc = SVC(C=1.0).fit(X, y)
+    targets = np.where(y == 1, 1.0, -1.0)
+    hinge = np.mean(np.maximum(0.0, 1.0 - targets * svc.decision_function(X)))
+    gamma = 1.0 / (X.shape[1] * X.var())  # gamma="scale"
+    K = rbf_kernel(svc.support_vectors_, gamma=gamma)
+    w2 = float((svc.dual_coef_ @ K @ svc.dual_coef_.T)[0, 0])
+    assert nu_from_svm(svc, X, y) == pytest.approx(hinge / np.sqrt(w2), rel=1e-10)
+    Xi, yi = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=r"one row of dual_coef_ per one-vs-rest problem \(3 "
+                                         r"for 3 classes\); SVC's has 2"):
+        nu_from_svm(SVC().fit(Xi, yi), Xi, yi)

@@ -11,6 +11,7 @@ from sklearn.svm import LinearSVC
 from pegasos import PegasosClassifier, duality_gap
 
 from .conftest import make_binary
+from .naive import dual_cd_pass as naive_dual_cd_pass
 from .naive import svm_primal
 
 
@@ -94,7 +95,7 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
 @pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
                                     "pegasos.kernel", "pegasos.linear", "pegasos._base",
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
-                                    "pegasos.dask_backend"])
+                                    "pegasos.dask_backend", "pegasos._files", "pegasos._rows"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
@@ -104,3 +105,30 @@ def test_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("bias_feature", [0.0, 1.5])
+def test_the_certificates_dual_coordinate_pass_matches_the_reference(sparse, bias_feature):
+    """The compiled pass (``_numba.linear.dual_cd_pass``) from a start inside the box, with
+    loss weights and a random order, equal to the reference that recomputes w each step."""
+    from pegasos._numba.linear import dual_cd_pass, row_sqnorms
+    from pegasos._rows import as_rows
+
+    X, y = make_binary(n=50, d=6, density=0.5 if sparse else 1.0, seed=12)
+    rng = np.random.default_rng(2)
+    sw = rng.uniform(0.2, 2.0, len(y))
+    alpha0 = rng.uniform(0.0, 1.0, len(y)) * sw
+    lam, m = 0.05, len(y)
+    order = np.concatenate([rng.permutation(m), rng.permutation(m)])  # two passes
+    rows = as_rows(sp.csr_matrix(X) if sparse else X)
+    alpha = alpha0.copy()
+    scale = 1.0 / (lam * m)
+    Z = np.hstack([X, np.full((m, 1), bias_feature)])
+    w = scale * Z.T @ (alpha * y)
+    sqnorm = row_sqnorms(rows.kernel, m) + bias_feature**2
+    dual_cd_pass(rows.kernel, y, sw, sqnorm, bias_feature, order, alpha, w, scale)
+    expected_alpha, expected_w = naive_dual_cd_pass(X, y, sw, lam, order, alpha0, bias_feature)
+    assert np.abs(expected_alpha - alpha0).max() > 1e-3  # the pass moved
+    np.testing.assert_allclose(alpha, expected_alpha, rtol=0, atol=1e-10 * sw.max())
+    np.testing.assert_allclose(w, expected_w, rtol=0, atol=1e-10 * np.abs(expected_w).max())

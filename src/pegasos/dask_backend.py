@@ -33,6 +33,7 @@ from dataclasses import replace
 from numbers import Integral
 
 import numpy as np
+
 from ._base import budget, check_finite_weights, check_two_classes, positive_classes
 from ._numba import linear as _k
 from ._rows import as_rows, check_array, check_draws, check_linear_state, check_per_row

@@ -16,9 +16,7 @@ Examples
 import time
 import warnings
 
-from .cli import CHECKS_FOR_PLOT, Progress
-
-
+from ._progress import CHECKS_FOR_PLOT, Progress
 
 
 def _load_demo(name):

@@ -148,7 +148,7 @@ def from_liblinear(path, *, lam=1e-4):
     >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
     True
     """
-    from .linear import PegasosClassifier
+    from .linear import PegasosClassifier, PegasosState
 
     path = os.fspath(path)
     special = special_file(path)
@@ -209,4 +209,10 @@ def from_liblinear(path, *, lam=1e-4):
     clf.lam_ = float(lam)
     clf.n_iter_ = 0
     clf.t_ = 0
+    # the solver state of these weights (no history, no certificate yet), as a loaded
+    # model of format version 1 or 2 gets it: duality_gap and continued training use it
+    clf.state_ = PegasosState.from_model(clf.coef_, clf.intercept_, clf._intercept_layout(), 1)
+    clf.objective_history_ = []
+    clf.duality_gap_ = None
+    clf.plan_ = None
     return clf

@@ -36,21 +36,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._numba import blocks as _blocks
-from ._numba import kernel_solvers as _ks
-from ._numba import kernels as _kern
-from ._numba.linear import row_sqnorms
-from ._probability import ProbabilityMixin
-from ._rows import (
-    as_rows,
-    check_array,
-    check_draws,
-    check_per_row,
-    check_sparse_structure,
-    compact_columns,
-)
-from ._sampling import IndexStream
-from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._base import (
     ESTIMATOR_CONSTRAINTS,
     NEVER,
@@ -66,6 +51,21 @@ from ._base import (
     positive_classes,
     resolve_lam,
 )
+from ._numba import blocks as _blocks
+from ._numba import kernel_solvers as _ks
+from ._numba import kernels as _kern
+from ._numba.linear import row_sqnorms
+from ._probability import ProbabilityMixin
+from ._rows import (
+    as_rows,
+    check_array,
+    check_draws,
+    check_per_row,
+    check_sparse_structure,
+    compact_columns,
+)
+from ._sampling import IndexStream
+from ._sklearn_private import Interval, StrOptions, _fit_context
 
 KERNELS = {
     "linear": _kern.LINEAR,
@@ -140,15 +140,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
     def _kernel_args(self, X):
         """(code, gamma, coef0, degree) with gamma resolved as SVC does."""
-        gamma = self.gamma
-        if gamma == "scale":
-            # in float64 whatever X's dtype, as SVC (which converts X) computes it
-            var = ((X.multiply(X)).mean(dtype=np.float64) - X.mean(dtype=np.float64) ** 2
-                   if sp.issparse(X) else X.var(dtype=np.float64))
-            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-        elif gamma == "auto":
-            gamma = 1.0 / X.shape[1]
-        return KERNELS[self.kernel], float(gamma), float(self.coef0), int(self.degree)
+        return _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, X)
 
     @property
     def _kargs(self):
@@ -924,9 +916,11 @@ class SBPClassifier(_KernelClassifier):
 def nu_from_svm(model, X, y, sample_weight=None):
     """The SBP's ``nu`` that matches a fitted SVM: L / ||w||, one per one-vs-rest problem.
 
-    ``model`` is an estimator of this module (or any with ``support_``,
-    ``dual_coef_``, ``intercept_``, ``classes_`` and ``decision_function``)
-    fitted on ``(X, y)``.  L is its average hinge loss on ``(X, y)``,
+    ``model`` is an estimator of this module, or a binary ``sklearn.svm.SVC``
+    (any estimator with ``support_``, ``support_vectors_``, ``dual_coef_``,
+    ``classes_``, ``decision_function`` and SVC's kernel parameters, one row of
+    ``dual_coef_`` per one-vs-rest problem), fitted on ``(X, y)``: a
+    multi-class ``SVC`` is one-vs-one, which has no such rows, and is refused.  L is its average hinge loss on ``(X, y)``,
     weighted by ``sample_weight`` times the model's ``class_weight`` (if it
     has one), and ||w||
     the RKHS norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
@@ -945,20 +939,58 @@ def nu_from_svm(model, X, y, sample_weight=None):
     """
     check_sparse_structure(X)
     X, y = validate_data(model, X, y, accept_sparse="csr", dtype=np.float64, reset=False)
+    n_problems = len(positive_classes(model.classes_))
+    if np.shape(model.dual_coef_)[0] != n_problems:
+        raise ValueError(
+            f"nu_from_svm needs one row of dual_coef_ per one-vs-rest problem ({n_problems} for "
+            f"{len(model.classes_)} classes); {type(model).__name__}'s has "
+            f"{np.shape(model.dual_coef_)[0]} (SVC's multi-class model is one-vs-one). Use "
+            "KernelPegasosClassifier, or one binary SVC per class."
+        )
+    kargs = _kernel_args_of(model, X)
     sw = loss_weights(X, y, sample_weight, getattr(model, "class_weight", None), model.classes_)
     targets = np.column_stack(binary_targets(model.classes_, y))
     scores = model.decision_function(X).reshape(len(y), -1)
     hinge = np.average(np.maximum(0.0, 1.0 - targets * scores), axis=0, weights=sw)
-    coef = np.ascontiguousarray(model.dual_coef_)
+    coef = np.ascontiguousarray(model.dual_coef_, dtype=np.float64)
     if model.kernel == "precomputed":
         gram = X[np.ix_(model.support_, model.support_)]
         w2 = np.einsum("cs,st,ct->c", coef, gram, coef)
     else:
         rows = as_rows(model.support_vectors_, model.support_vectors_.dtype)
-        f = _decision_values(rows, rows, coef, model._kargs)  # (n_SV, n_problems)
+        f = _decision_values(rows, rows, coef, kargs)  # (n_SV, n_problems)
         w2 = np.einsum("cs,sc->c", coef, f)
     nu = np.where(w2 > 0, hinge / np.sqrt(np.where(w2 > 0, w2, 1.0)), np.inf)
     return float(nu[0]) if len(nu) == 1 else nu
+
+
+def _kernel_args_of(model, X):
+    """(code, gamma, coef0, degree) of a fitted model: ours, or SVC's, gamma resolved on X.
+
+    ``gamma="scale"`` and ``"auto"`` are resolved as SVC resolves them on its
+    training data, which X is.
+    """
+    if isinstance(model, _KernelClassifier):
+        return model._kargs
+    params = model.get_params()
+    kernel = params.get("kernel")
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"nu_from_svm takes the kernels {sorted(KERNELS)}; the model's is "
+                         f"{kernel!r}.")
+    return _kernel_args(kernel, params.get("gamma", "scale"), params.get("coef0", 0.0),
+                        params.get("degree", 3), X)
+
+
+def _kernel_args(kernel, gamma, coef0, degree, X):
+    """(code, gamma, coef0, degree) for the compiled code, gamma resolved on X as SVC does."""
+    if gamma == "scale":
+        # in float64 whatever X's dtype, as SVC (which converts X) computes it
+        var = ((X.multiply(X)).mean(dtype=np.float64) - X.mean(dtype=np.float64) ** 2
+               if sp.issparse(X) else X.var(dtype=np.float64))
+        gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    elif gamma == "auto":
+        gamma = 1.0 / X.shape[1]
+    return KERNELS[kernel], float(gamma), float(coef0), int(degree)
 
 
 def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
