@@ -17,6 +17,7 @@ input_checks       the sparse structure check against the fit and predict   inpu
 startup            the command line's start-up time                         startup.{json,md}
 calibration        probability=True against calibrated LIBLINEAR and SVC    calibration.{json,md}
 certificate        the default end-of-fit certificate: its cost, its gap    certificate.{json,md}
+compile            each estimator's first fit with an empty Numba cache     compile.{json,md}
 =================  =======================================================  ===========================
 
 and ``run.json``: how long each part took.  Data come from ``../shared/data``
@@ -39,7 +40,8 @@ from pegasos._files import write_atomic
 from .common import HERE, SHARED_DATA, environment
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
-         "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration", "certificate"]
+         "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration", "certificate",
+         "compile"]
 
 
 def main(argv=None):

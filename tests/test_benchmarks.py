@@ -102,7 +102,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "input_checks": ["input_checks.json", "input_checks.md"],
              "startup": ["startup.json", "startup.md"],
              "calibration": ["calibration.json", "calibration.md"],
-             "certificate": ["certificate.json", "certificate.md"]}
+             "certificate": ["certificate.json", "certificate.md"],
+             "compile": ["compile.json", "compile.md"]}
     for part in ran:
         for name in files[part]:
             assert (out / name).stat().st_size > 0, name

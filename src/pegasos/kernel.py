@@ -920,12 +920,12 @@ def nu_from_svm(model, X, y, sample_weight=None):
     (any estimator with ``support_``, ``support_vectors_``, ``dual_coef_``,
     ``classes_``, ``decision_function`` and SVC's kernel parameters, one row of
     ``dual_coef_`` per one-vs-rest problem), fitted on ``(X, y)``: a
-    multi-class ``SVC`` is one-vs-one, which has no such rows, and is refused.  L is its average hinge loss on ``(X, y)``,
-    weighted by ``sample_weight`` times the model's ``class_weight`` (if it
-    has one), and ||w||
-    the RKHS norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
-    evaluations).  On the SVM's Pareto front the SBP optimum is
-    ``w / ||w||`` with margin ``1 / ||w||``.  Returns a float for two classes,
+    multi-class ``SVC`` is one-vs-one, which has no such rows, and is refused.
+    L is its average hinge loss on ``(X, y)``, weighted by ``sample_weight``
+    times the model's ``class_weight`` (if it has one), and ||w|| the RKHS
+    norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
+    evaluations).  On the SVM's Pareto front the SBP optimum is ``w / ||w||``
+    with margin ``1 / ||w||``.  Returns a float for two classes,
     else an array with one value per class (its problem against the rest).
 
     Examples
