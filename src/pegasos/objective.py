@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._numba.linear import dual_cd_pass, expand, margins, row_sqnorms
-from ._rows import Rows, as_rows, check_sparse_structure
+from ._rows import Rows, as_rows, check_array, check_per_row, check_sparse_structure
 
 INTERCEPT_MODES = (None, "augment", "unregularized")
 
@@ -118,6 +118,10 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
     pass (skipped for an unregularised intercept).
     """
     m = rows.n_rows
+    check_array("the weights w", w, (rows.n_features + 1,))
+    check_per_row(rows, targets=y, loss_weights=sw)
+    if sqnorm is not None:
+        check_per_row(rows, squared_norms=sqnorm)
     scores = margins(rows.kernel, m, w, bias_feature, b)
     z = 1.0 - y * scores
     primal = 0.5 * lam * float(w @ w) + float(np.sum(sw * np.maximum(z, 0.0))) / m
