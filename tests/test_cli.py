@@ -5,6 +5,9 @@ import json
 import lzma
 import os
 import pickle
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -569,3 +572,39 @@ def test_habits_through_the_console_script(files, tmp_path):
     assert load_model(model).class_weight == {1.0: 2.0, -1.0: 0.5}
     done = run("predict", "-b", "1", test, model)
     assert done.returncode == 0 and done.stdout.startswith("labels -1 1\n")
+
+
+def _pegasos(args, cache, **kwargs):
+    """``python -m pegasos ARGS`` in a fresh process whose Numba cache is ``cache``."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    return subprocess.run([sys.executable, "-m", "pegasos", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=1200, **kwargs)
+
+
+def test_the_cli_says_when_it_compiles_and_only_then(files, tmp_path):
+    _, train, _ = files
+    cache = tmp_path / "cache"
+    first = _pegasos(["train", train, tmp_path / "m.model"], cache)
+    assert first.returncode == 0, first.stderr
+    assert "pegasos: compiling the solver for this input, once per install" in first.stderr
+    assert re.search(r"pegasos: compiled in \d+\.\d s", first.stderr)
+    again = _pegasos(["train", train, tmp_path / "m.model"], cache)  # from the cache: silent
+    assert again.returncode == 0 and "compil" not in again.stderr, again.stderr
+    quiet = _pegasos(["train", "-q", train, tmp_path / "q.model"], tmp_path / "empty")
+    assert quiet.returncode == 0 and quiet.stderr == ""  # -q: nothing, though it compiled
+
+
+@pytest.mark.slow
+def test_pegasos_compile_fills_the_cache_for_every_input_kind(files, tmp_path):
+    """Minutes: every solver compiled cold for every input kind; then nothing compiles."""
+    _, train, _ = files
+    cache = tmp_path / "cache"
+    cold = _pegasos(["compile", "--json"], cache)
+    assert cold.returncode == 0, cold.stderr
+    summary = json.loads(cold.stdout)
+    assert summary["compiled_functions"] > 50 and len(summary["inputs"]) == 5
+    warm = _pegasos(["compile"], cache)
+    assert warm.returncode == 0 and "every solver was already compiled" in warm.stdout
+    for solver in ("pegasos", "kernel-pegasos", "sbp", "perceptron"):
+        fit = _pegasos(["train", "-s", solver, "--iter", "5", train, tmp_path / "m.model"], cache)
+        assert fit.returncode == 0 and "compil" not in fit.stderr, (solver, fit.stderr)

@@ -7,6 +7,7 @@
     pegasos import [-l LAMBDA] LIBLINEAR_MODEL OUT
     pegasos info MODEL
     pegasos demo
+    pegasos compile
     pegasos --version
 
 Exit status: 0 on success, 1 for unusable data or model files, paths that
@@ -21,6 +22,7 @@ stderr.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -969,6 +971,110 @@ def _load_model(path, with_header=False):
         raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
 
 
+def _compile_parser(sub):
+    p = sub.add_parser(
+        "compile", help="compile every solver into Numba's cache ahead of use",
+        description="Compile the solvers for every input kind (dense float64 and float32, "
+        "CSR with int32 and int64 indices) into Numba's on-disk cache, so that no later fit "
+        "or prediction waits for the compiler: once per install (an image, CI). Reports the "
+        "time; a second run only loads the cache.")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead")
+    return p
+
+
+def _compile(args, parser):
+    import numpy as np
+    import scipy.sparse as sp
+
+    from . import (
+        KernelPegasosClassifier,
+        KernelPerceptron,
+        PegasosClassifier,
+        SBPClassifier,
+    )
+    from ._numba._jit import CACHE_DIR
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    y = np.arange(40) % 2
+    csr32 = sp.csr_matrix(X)
+    csr32.indices, csr32.indptr = csr32.indices.astype(np.int32), csr32.indptr.astype(np.int32)
+    csr64 = sp.csr_matrix(X)
+    csr64.indices, csr64.indptr = csr64.indices.astype(np.int64), csr64.indptr.astype(np.int64)
+    inputs = {"dense float64": X, "dense float32": X.astype(np.float32),
+              "csr float64, int32 indices": csr32, "csr float64, int64 indices": csr64,
+              "csr float32": csr32.astype(np.float32)}
+    estimators = [PegasosClassifier(n_iter=50, track_objective=True, random_state=0),
+                  KernelPegasosClassifier(n_iter=20, random_state=0),
+                  SBPClassifier(n_iter=10, random_state=0),
+                  SBPClassifier(n_iter=10, fit_intercept=True, random_state=0),
+                  KernelPerceptron(n_iter=20, random_state=0)]
+    with _compile_events() as events:
+        tic = time.perf_counter()
+        for data in inputs.values():
+            for est in estimators:
+                est.fit(data, y).predict(data)
+        seconds = time.perf_counter() - tic
+    summary = {"seconds": seconds, "compiled_functions": len(events), "cache": CACHE_DIR,
+               "inputs": list(inputs), "estimators": sorted({type(e).__name__
+                                                              for e in estimators})}
+    if args.json:
+        _print_json(summary)
+    elif events:
+        print(f"pegasos: compiled {len(events)} functions in {seconds:.1f} s into {CACHE_DIR}")
+    else:
+        print(f"pegasos: every solver was already compiled; loaded from {CACHE_DIR} in "
+              f"{seconds:.1f} s")
+    return 0
+
+
+@contextlib.contextmanager
+def _compile_events():
+    """The names of the functions Numba compiles within the block (loads from the cache are
+    not compiles)."""
+    import numba.core.event as event
+
+    names = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            names.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    with event.install_listener("numba:compile", Listener()):
+        yield names
+
+
+@contextlib.contextmanager
+def _compile_notice(quiet):
+    """Say on stderr, once, that the solver is compiling (the first run after installing):
+    a first kernel fit compiles for tens of seconds, which without a word looks like a hang."""
+    if quiet:
+        yield
+        return
+    import numba.core.event as event
+
+    started = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            if not started:
+                started.append(time.perf_counter())
+                print("pegasos: compiling the solver for this input, once per install "
+                      "(`pegasos compile` does it ahead) ...", file=sys.stderr, flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        yield
+    if started:
+        print(f"pegasos: compiled in {time.perf_counter() - started[0]:.1f} s",
+              file=sys.stderr, flush=True)
+
+
 def _demo_parser(sub):
     p = sub.add_parser(
         "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
@@ -1051,13 +1157,18 @@ def main(argv=None):
         "export": (_export_parser(sub), _export),
         "import": (_import_parser(sub), _import),
         "info": (_info_parser(sub), _info),
+        "compile": (_compile_parser(sub), _compile),
     }
     args = parser.parse_args(_liblinear_spellings(sys.argv[1:] if argv is None else argv))
     command_parser, run = commands[args.command]
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            status = run(args, command_parser)
+            if args.command in ("train", "predict", "demo"):  # what can compile
+                with _compile_notice(getattr(args, "quiet", False)):
+                    status = run(args, command_parser)
+            else:
+                status = run(args, command_parser)
         sys.stdout.flush()
         return status
     except _Failure as exc:
