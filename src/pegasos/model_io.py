@@ -308,7 +308,8 @@ _EOCD64 = struct.Struct("<4sQ2H2L4Q")
 
 
 def _directory_bounds(f, size, refuse):
-    """(members, directory bytes) from the archive's end records, read before zipfile.
+    """Refuse, from the archive's end records and before zipfile reads them, a directory
+    that lists too many members or lies outside the file.
 
     ``zipfile`` reads the whole central directory when it opens an archive,
     however many members it lists; the end record says how many there are, so
@@ -341,7 +342,6 @@ def _directory_bounds(f, size, refuse):
                  f"few kB (at most {_MAX_DIRECTORY})")
     refuse.check(dir_offset + dir_size <= size,
                  "is truncated or corrupt (the zip directory lies beyond the end of the file)")
-    return count, dir_size
 
 
 def _read_members(zf, size, refuse):
@@ -540,11 +540,7 @@ def _check_scalars(name, attributes, refuse):
     for key, value in attributes.items():
         kind = scalars.get(key, optional.get(key))
         refuse.check(kind is not None, f"unexpected fitted attribute {quote(key)} for {name}")
-        ok = isinstance(value, kind) and not isinstance(value, bool)
-        if ok and kind is Real:
-            ok = math.isfinite(value)
-        if ok and kind is Integral:
-            ok = 0 <= value < _MAX_COUNT
+        ok = _is_int(value, 0, _MAX_COUNT) if kind is Integral else _is_float(value)
         refuse.check(ok, f"attribute {quote(key)} is {quote(value)}; "
                          f"{'a finite number' if kind is Real else 'an integer in [0, 2**62)'} "
                          "is expected")
