@@ -65,24 +65,26 @@ def bench(name, data_dir, quick, repeats):
     rows32 = as_rows(X.astype(np.float32), np.float32)
     n, d = rows.n_rows, rows.n_features
     sq = row_sqnorms(rows.kernel, n)
-    args = (kern.RBF, gamma, 0.0, 3)
+    args = kern.Kernel(kern.RBF, gamma, 0.0, 3)
+    points = kern.Points(rows.kernel, d, sq)
     rng = np.random.default_rng(0)
     picks = rng.choice(n, 256, replace=False).astype(np.int64)
     col, g1 = np.empty(n), np.zeros(n)
 
     def old_path():  # what the solvers did per violator: a column, then the responses
         for i in picks[:64]:
-            kern.kernel_column(rows.kernel, d, i, sq, *args, col)
+            kern.kernel_column(points, i, args, col)
             g1[:] += 0.5 * col
 
     record = {"dataset": name, "n": n, "d": d, "sparse": not isinstance(rows.kernel, np.ndarray),
               "gamma": gamma, "one_column": _seconds(old_path, 64, repeats), "blocks": []}
     sq32 = row_sqnorms(rows32.kernel, n)  # the float32 values' own norms, as a fit takes them
     with one_blas_thread():
-        exact = blocks.kernel_block(rows.kernel, d, sq, picks, *args)
-        approx = blocks.kernel_block(rows32.kernel, d, sq32, picks, *args)
+        exact = blocks.kernel_block(points, picks, args)
+        approx = blocks.kernel_block(kern.Points(rows32.kernel, d, sq32), picks, args)
         exact32 = blocks.kernel_block(  # the exact kernel of the float32 values
-            as_rows(X.astype(np.float32).astype(np.float64)).kernel, d, sq32, picks, *args)
+            kern.Points(as_rows(X.astype(np.float32).astype(np.float64)).kernel, d, sq32),
+            picks, args)
     record["float32_error"] = {
         "max_abs_vs_float32_values": float(np.abs(approx - exact32).max()),
         "max_rel_vs_float32_values": float((np.abs(approx - exact32) / exact32).max()),
@@ -99,7 +101,7 @@ def bench(name, data_dir, quick, repeats):
                 def engine():
                     with one_blas_thread():
                         for _ in range(reps):
-                            blocks.add_block(r.kernel, d, s, idx, *args, 0.0, delta, g)
+                            blocks.add_block(kern.Points(r.kernel, d, s), idx, args, delta, g)
 
                 record["blocks"].append({
                     "dtype": np.dtype(dtype).name, "columns": b, "problems": problems,

@@ -44,8 +44,10 @@ BATCH = 16  # SBPClassifier's default batch size
 def replay(X, y, gamma, seed=0):
     """One default-budget SBP pass, iteration by iteration, with its draws replayed."""
     from pegasos import SBPClassifier
-    from pegasos._numba import kernel_solvers as _ks
-    from pegasos.kernel import _block_columns, _nu_from_one_pass
+    from pegasos._numba import sbp as _sbp
+    from pegasos._numba.water_filling import water_level_select
+    from pegasos._solvers.engine import block_columns, points
+    from pegasos._solvers.kernel_pegasos import nu_from_one_pass
 
     est = SBPClassifier(gamma=gamma, random_state=seed)
     X, y = est._validate_xy(X, y, reset=True)
@@ -53,11 +55,13 @@ def replay(X, y, gamma, seed=0):
     Y = np.ascontiguousarray(np.column_stack(est._binary_targets(y)))
     n = Y.shape[0]
     sw = np.ones(n)
-    nu, _ = _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed, sw)
+    nu, _ = nu_from_one_pass(est.C, rows, sqnorm, diag, Y, est._kargs, seed, sw)
     budget = float(nu[0] * n)
-    state = tuple(np.zeros((n, 1)) for _ in range(4)) + (np.zeros((_ks.SBP_SCALARS, 1)),)
-    splan = (math.sqrt(float(diag.max())), False, 1, _block_columns(rows.n_features))
-    data_ = (sqnorm, Y, np.array([budget]), sw)
+    state = _sbp.SBPState(*(np.zeros((n, 1)) for _ in range(4)),
+                          scal=np.zeros((_sbp.SBP_SCALARS, 1)))
+    splan = _sbp.SBPPlan(radius=math.sqrt(float(diag.max())), biased=False, avg_start=1,
+                         max_cols=block_columns(rows.n_features))
+    data_ = _sbp.SBPData(points(rows, sqnorm), Y, np.array([budget]), sw)
     rng = np.random.default_rng(seed)
     work = np.empty(3 * n)
     sizes = {mb: min(n, max(1, int(mb * 2**20 // (8 * n)))) for mb in CACHE_MB}  # columns
@@ -67,9 +71,9 @@ def replay(X, y, gamma, seed=0):
     tic = time.perf_counter()
     for _ in range(math.ceil(n / BATCH)):
         draws = rng.random((1, 1, BATCH))
-        margins = Y[:, 0] * state[1][:, 0]
+        margins = Y[:, 0] * state.r[:, 0]
         work[:n] = margins
-        level = _ks.water_level_select(work[:n], budget, sw, work[n:2 * n], work[2 * n:])
+        level = water_level_select(work[:n], budget, sw, work[n:2 * n], work[2 * n:])
         cands = np.flatnonzero(margins <= level)
         n_cands.append(len(cands))
         picks = cands[np.minimum((draws[0, 0] * len(cands)).astype(np.int64), len(cands) - 1)]
@@ -84,9 +88,8 @@ def replay(X, y, gamma, seed=0):
                     cache[i] = None
                     if len(cache) > sizes[mb]:
                         cache.popitem(last=False)
-        t, _ = _ks.sbp_blocks(rows.kernel, rows.n_features, data_, est._kargs, splan, state,
-                              draws, t)
-    replayed = set(np.flatnonzero(state[0][:, 0]).tolist())
+        t, _ = _sbp.sbp_blocks(data_, est._kargs, splan, state, draws, t)
+    replayed = set(np.flatnonzero(state.a[:, 0]).tolist())
     if replayed != drawn:
         raise RuntimeError(f"replayed draws differ from the solver's: {len(drawn ^ replayed)}")
     return {

@@ -200,3 +200,66 @@ def sbp_step(K, y, a, t, radius, budget, u, s=None):
     if norm > 1.0:
         a = a / norm
     return a
+
+
+def biased_levels(r, y, budget, s=None):
+    """The two class levels of the SBP with a free bias, by search over the budget's split.
+
+    With margins r_i + b (positives) and -(r_i + b) (negatives), the best
+    bias spends B_pos of the budget raising the positives' responses to a
+    level k_pos and the rest raising the negatives' -r_i to k_neg, and
+    maximises (k_pos + k_neg) / 2: concave in the split, found here by
+    ternary search over B_pos with :func:`water_level` for each side.
+    Returns (k_pos, k_neg).
+    """
+    s = np.ones(len(y)) if s is None else np.asarray(s, dtype=float)
+    pos, neg = y > 0, y < 0
+
+    def levels(b_pos):
+        return (water_level(r[pos], b_pos, s[pos]),
+                water_level(-r[neg], budget - b_pos, s[neg]))
+
+    lo, hi = 0.0, budget
+    for _ in range(300):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if sum(levels(m1)) < sum(levels(m2)):
+            lo = m1
+        else:
+            hi = m2
+    return levels(0.5 * (lo + hi))
+
+
+def sbp_step_biased(K, y, a, t, radius, budget, u, s=None):
+    """One mini-batch step of the SBP with a free bias from coefficients ``a``.
+
+    Each class's candidates are its points at or below its level (in the
+    order of their margins, ties by index; :func:`biased_levels`); both
+    classes weigh mu = the smaller of the candidates' total weights, the
+    heavier class giving its last candidate only what makes mu.  The first
+    k uniforms of ``u`` (2k of them) pick positives, the others negatives,
+    each the first candidate whose capped cumulative weight exceeds v * mu;
+    each pick adds y_i / (2 k R sqrt(t)).  Returns the new coefficients,
+    projected onto the unit ball.
+    """
+    K = np.asarray(K, dtype=float)
+    s = np.ones(len(y)) if s is None else np.asarray(s, dtype=float)
+    r = K @ a
+    k_pos, k_neg = biased_levels(r, y, budget, s)
+    sides = []
+    for cls, margin, level in ((1, r, k_pos), (-1, -r, k_neg)):
+        members = np.flatnonzero(y == cls)
+        members = members[np.argsort(margin[members], kind="stable")]
+        below = members[margin[members] <= level + 1e-9]
+        sides.append(below)
+    mu = min(s[below].sum() for below in sides)
+    k = len(u) // 2
+    a = a.copy()
+    for below, draws in zip(sides, (u[:k], u[k:])):
+        cumulative = np.minimum(np.cumsum(s[below]), mu)
+        for v in draws:
+            i = below[min(np.searchsorted(cumulative, v * mu, side="right"), len(below) - 1)]
+            a[i] += y[i] / (2 * k * radius * np.sqrt(t))
+    norm = np.sqrt(a @ K @ a)
+    if norm > 1.0:
+        a = a / norm
+    return a

@@ -14,9 +14,10 @@ from pegasos import (
     SBPClassifier,
     nu_for,
 )
-from pegasos._numba import blocks
-from pegasos._numba import kernel_solvers as ks
+from pegasos._numba import blocks, sbp
+from pegasos._numba import kernel_pegasos as kp
 from pegasos._numba import kernels as kern
+from pegasos._numba import water_filling as wf
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
 
@@ -31,8 +32,9 @@ KERNEL_CASES = [
 ]
 
 
-def _args(name, kw):
-    return kern.__dict__[name.upper()], kw.get("gamma", 1.0), kw.get("coef0", 0.0), kw.get("degree", 3)
+def _args(name, kw, bias2=0.0):
+    return kern.Kernel(kern.__dict__[name.upper()], kw.get("gamma", 1.0), kw.get("coef0", 0.0),
+                       kw.get("degree", 3), bias2)
 
 
 @pytest.mark.parametrize("name, kw", KERNEL_CASES, ids=[c[0] for c in KERNEL_CASES])
@@ -48,22 +50,23 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
     ref = pairwise_kernels(X.astype(np.float64), metric=name, **kw)
     rows = as_rows(sp.csr_matrix(X) if sparse else X, dtype)
     sq = row_sqnorms(rows.kernel, rows.n_rows)
+    points = kern.Points(rows.kernel, 7, sq)
     out = np.empty(300)
     for i in (0, 17, 299) if dtype == np.float64 else ():  # the one-column path: float64
-        kern.kernel_column(rows.kernel, 7, i, sq, *_args(name, kw), out)
+        kern.kernel_column(points, i, _args(name, kw), out)
         np.testing.assert_allclose(out, ref[:, i], rtol=1e-12, atol=1e-12)
     # blocks of 1, 3 and 300 columns: tiles of 8192, 8192 and 218 rows
     for idx in ([5], [0, 299, 5], np.arange(300)[::-1]):
         idx = np.asarray(idx, dtype=np.int64)
-        block = blocks.kernel_block(rows.kernel, 7, sq, idx, *_args(name, kw))
+        block = blocks.kernel_block(points, idx, _args(name, kw))
         assert block.dtype == np.float64
         np.testing.assert_allclose(block, ref[:, idx], **tol)
         np.testing.assert_allclose(
-            blocks.pair_block(rows.kernel, 7, sq, idx[:2], idx, *_args(name, kw)),
+            blocks.pair_block(points, idx[:2], idx, _args(name, kw)),
             ref[np.ix_(idx[:2], idx)], **tol,
         )
         g, delta = np.ones((300, 2)), np.random.default_rng(1).standard_normal((len(idx), 2))
-        gram = blocks.add_block(rows.kernel, 7, sq, idx, *_args(name, kw), 0.5, delta, g)
+        gram = blocks.add_block(points, idx, _args(name, kw, bias2=0.5), delta, g)
         expected = 1.0 + (ref[:, idx] + 0.5) @ delta
         np.testing.assert_allclose(g, expected, rtol=tol["rtol"], atol=tol["atol"] * len(idx))
         np.testing.assert_allclose(gram, ref[np.ix_(idx, idx)] + 0.5, **tol)
@@ -73,8 +76,8 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
                                 **kw) @ coef.T
     for tile in (1, 7, 1000):  # prediction by tiles equals the unblocked sum
         scores = blocks.decision_blocks(
-            z_rows.kernel, row_sqnorms(z_rows.kernel, 90), rows.kernel, sq, 7, coef,
-            *_args(name, kw), tile,
+            kern.Points(z_rows.kernel, 7, row_sqnorms(z_rows.kernel, 90)), points, coef,
+            _args(name, kw), tile,
         )
         np.testing.assert_allclose(scores, expected, rtol=1e-10 if dtype == np.float64 else
                                    2e-6, atol=1e-10 if dtype == np.float64 else 1e-4)
@@ -105,10 +108,10 @@ def test_float32_input_is_fitted_and_predicted_in_float32(sparse):
 def test_precomputed_blocks_are_gram_columns():
     K = pairwise_kernels(make_binary(n=50, d=3, seed=40)[0], metric="rbf")
     idx = np.array([3, 49, 0], dtype=np.int64)
-    args = (kern.PRECOMPUTED, 1.0, 0.0, 3)
-    np.testing.assert_array_equal(blocks.kernel_block(K, 50, np.zeros(50), idx, *args), K[:, idx])
+    args, points = kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3), kern.Points(K, 50, np.zeros(50))
+    np.testing.assert_array_equal(blocks.kernel_block(points, idx, args), K[:, idx])
     np.testing.assert_array_equal(
-        blocks.pair_block(K, 50, np.zeros(50), idx[:2], idx, *args), K[np.ix_(idx[:2], idx)]
+        blocks.pair_block(points, idx[:2], idx, args), K[np.ix_(idx[:2], idx)]
     )
 
 
@@ -162,7 +165,7 @@ def test_kernel_perceptron_matches_the_reference(k, average):
     )
     got = np.zeros(40)
     got[clf.support_] = clf.dual_coef_[0]
-    assert np.abs(beta).max() > 0 and T * k > ks.CHUNK_DRAWS
+    assert np.abs(beta).max() > 0 and T * k > kp.CHUNK_DRAWS
     np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
     assert clf.intercept_[0] == pytest.approx(0.49 * beta.sum(), abs=1e-10 * np.abs(beta).sum())
 
@@ -181,7 +184,7 @@ def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference():
     beta = naive.kernel_pegasos(X @ X.T, y, lam, np.arange(T * k) % 30, k=k, projection=True)
     got = np.zeros(30)
     got[clf.support_] = clf.dual_coef_[0]
-    assert ks.chunk_steps(k, 10**6) < T and np.abs(beta).max() > 0
+    assert kp.chunk_steps(k, 10**6) < T and np.abs(beta).max() > 0
     np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
 
 
@@ -261,7 +264,7 @@ def test_precomputed_kernel_gives_the_same_model():
 
 
 def _select(c, budget, s):
-    return ks.water_level_select(c, budget, s, np.empty(len(c)), np.empty(len(c)))
+    return wf.water_level_select(c, budget, s, np.empty(len(c)), np.empty(len(c)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -277,30 +280,30 @@ def test_water_level_spends_exactly_the_budget(values, nu, weighted):
         s = np.random.default_rng(len(c)).integers(0, 4, len(c)).astype(float)
         s[np.argmax(c)] = 1.5
     budget = len(c) * nu
-    for level in (ks.water_level(c, budget, s), _select(c, budget, s)):
+    for level in (wf.water_level(c, budget, s), _select(c, budget, s)):
         spent = np.sum(s * np.maximum(0.0, level - c))
         assert spent == pytest.approx(budget, abs=1e-9 * max(1.0, np.abs(c).max()))
         if nu == 0.0:
             assert level == c[s > 0].min()
     assert _select(c, budget, s) == pytest.approx(
-        ks.water_level(c, budget, s), abs=1e-9 * max(1.0, np.abs(c).max())
+        wf.water_level(c, budget, s), abs=1e-9 * max(1.0, np.abs(c).max())
     )
 
 
 def test_water_level_of_equal_values_and_against_bisection():
     ones = np.ones(5)
-    assert ks.water_level(np.full(5, 2.0), 5.0, ones) == pytest.approx(3.0)
+    assert wf.water_level(np.full(5, 2.0), 5.0, ones) == pytest.approx(3.0)
     assert _select(np.full(5, 2.0), 0.0, ones) == 2.0
     c = np.random.default_rng(1).standard_normal(30)
     s = np.random.default_rng(2).random(30)
     for w in (np.ones(30), s):
-        assert ks.water_level(c, 4.0, w) == pytest.approx(naive.water_level(c, 4.0, w),
+        assert wf.water_level(c, 4.0, w) == pytest.approx(naive.water_level(c, 4.0, w),
                                                           abs=1e-10)
     # a weight of 2 is two copies of the point
     doubled = np.repeat(c, np.where(np.arange(30) % 3 == 0, 2, 1))
     w = np.where(np.arange(30) % 3 == 0, 2.0, 1.0)
-    assert ks.water_level(c, 4.0, w) == pytest.approx(
-        ks.water_level(doubled, 4.0, np.ones(len(doubled))), abs=1e-12)
+    assert wf.water_level(c, 4.0, w) == pytest.approx(
+        wf.water_level(doubled, 4.0, np.ones(len(doubled))), abs=1e-12)
 
 
 @settings(max_examples=100, deadline=None)
@@ -322,7 +325,7 @@ def test_biased_water_levels_balance_the_classes(values, signs, nu, weighted):
         s[np.argmax(y)] = s[np.argmin(y)] = 1.0
     budget = n * nu
     pos, neg = y > 0, y < 0
-    kappa, b, i, j, mu = ks.water_levels_biased(r[pos], s[pos], -r[neg], s[neg], budget)
+    kappa, b, i, j, mu = wf.water_levels_biased(r[pos], s[pos], -r[neg], s[neg], budget)
     slack = np.maximum(0.0, kappa - y * (r + b))
     tol = 1e-9 * max(1.0, np.abs(r).max())
     assert np.sum(s * slack) == pytest.approx(budget, abs=tol)
@@ -344,11 +347,13 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None):
     n, problems = Y.shape
     rows = as_rows(X)
     sq = row_sqnorms(rows.kernel, n)
-    state = state or tuple(np.zeros((n, problems)) for _ in range(4)) + (
-        np.zeros((ks.SBP_SCALARS, problems)),)
+    state = state or sbp.SBPState(*(np.zeros((n, problems)) for _ in range(4)),
+                                  np.zeros((sbp.SBP_SCALARS, problems)))
     sw = np.ones(n) if sw is None else sw
-    t, evals = ks.sbp_blocks(rows.kernel, X.shape[1], (sq, Y, np.full(problems, n * nu), sw),
-                             (kern.RBF, 0.7, 0.0, 3), (1.0, biased, 1, 1000), state, draws, t)
+    data = sbp.SBPData(kern.Points(rows.kernel, X.shape[1], sq), Y, np.full(problems, n * nu),
+                       sw)
+    t, evals = sbp.sbp_blocks(data, kern.Kernel(kern.RBF, 0.7, 0.0, 3),
+                              sbp.SBPPlan(1.0, biased, 1, 1000), state, draws, t)
     return t, evals, state
 
 
@@ -365,8 +370,24 @@ def test_minibatch_sbp_steps_match_the_reference(k, weighted):
     expected = naive.sbp_step(K, y, a, t, 1.0, 30 * 0.2, draws[7, 0], sw)
     _sbp_run(X, y[:, None], 0.2, draws[7:], t=t, state=state, sw=sw)
     np.testing.assert_allclose(state[0][:, 0], expected, rtol=0, atol=1e-10)
-    assert state[4][ks.SBP_N_AVG, 0] == 8
+    assert state.scal[sbp.SBP_N_AVG, 0] == 8
     np.testing.assert_allclose(state[2][:, 0] / 8, state[0][:, 0], atol=1.0)  # sums, not junk
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("k", [1, 4])
+def test_minibatch_biased_sbp_steps_match_the_reference(k, weighted):
+    """The two-level step (fit_intercept=True) against a ternary search over the budget."""
+    X, y = make_binary(n=30, d=4, seed=37)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.7)
+    sw = np.random.default_rng(4).integers(1, 4, 30) / 2.0 if weighted else np.ones(30)
+    draws = np.random.default_rng(5).random((8, 1, 2 * k))
+    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7], biased=True, sw=sw)
+    a = state.a[:, 0].copy()
+    np.testing.assert_allclose(state.r[:, 0], K @ a, atol=1e-12)
+    expected = naive.sbp_step_biased(K, y, a, t, 1.0, 30 * 0.2, draws[7, 0], sw)
+    _sbp_run(X, y[:, None], 0.2, draws[7:], biased=True, t=t, state=state, sw=sw)
+    np.testing.assert_allclose(state.a[:, 0], expected, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("biased", [False, True])

@@ -191,7 +191,7 @@ def test_objective_history_is_recorded(binary):
 
 def test_random_init_starts_inside_the_ball(binary):
     from pegasos._numba import linear as _k
-    from pegasos.linear import _random_init
+    from pegasos._solvers.linear import random_init as _random_init
 
     radius2 = 4.0
     norms = []

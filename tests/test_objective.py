@@ -112,7 +112,7 @@ def test_docstring_examples_run(module):
 def test_the_certificates_dual_coordinate_pass_matches_the_reference(sparse, bias_feature):
     """The compiled pass (``_numba.linear.dual_cd_pass``) from a start inside the box, with
     loss weights and a random order, equal to the reference that recomputes w each step."""
-    from pegasos._numba.linear import dual_cd_pass, row_sqnorms
+    from pegasos._numba.linear import LinearData, dual_cd_pass, row_sqnorms
     from pegasos._rows import as_rows
 
     X, y = make_binary(n=50, d=6, density=0.5 if sparse else 1.0, seed=12)
@@ -127,7 +127,7 @@ def test_the_certificates_dual_coordinate_pass_matches_the_reference(sparse, bia
     Z = np.hstack([X, np.full((m, 1), bias_feature)])
     w = scale * Z.T @ (alpha * y)
     sqnorm = row_sqnorms(rows.kernel, m) + bias_feature**2
-    dual_cd_pass(rows.kernel, y, sw, sqnorm, bias_feature, order, alpha, w, scale)
+    dual_cd_pass(LinearData(rows.kernel, y, sw, sqnorm), bias_feature, order, alpha, w, scale)
     expected_alpha, expected_w = naive_dual_cd_pass(X, y, sw, lam, order, alpha0, bias_feature)
     assert np.abs(expected_alpha - alpha0).max() > 1e-3  # the pass moved
     np.testing.assert_allclose(alpha, expected_alpha, rtol=0, atol=1e-10 * sw.max())

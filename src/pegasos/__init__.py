@@ -24,6 +24,7 @@ _EXPORTS = {
     "nu_for": ".kernel",
     "nu_from_svm": ".kernel",
     "PegasosClassifier": ".linear",
+    "Report": "._solvers.report",
     "load_svmlight": ".datasets",
     "load_model": ".model_io",
     "save_model": ".model_io",

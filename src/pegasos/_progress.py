@@ -22,44 +22,61 @@ def problem_error(scores, y_test, classes, c, n_problems):
     return float(np.mean((scores > 0) != (y_test == classes[c])))
 
 
-class Progress:
-    """tqdm bar over all iterations; records each problem's objective and test error at checks.
+def linear_decision(X, report):
+    """A linear model's decision values on X from a :class:`~pegasos.Report`."""
+    return X @ report.coef + report.intercept
 
-    The bar stays on screen when the run ends (the summary lines follow it).
-    ``history[c]`` is problem c's record; with several one-vs-rest problems the
-    test error recorded is that of problem c's binary task (class c against the rest).
+
+class Progress:
+    """A training run as the command line and the demo show it: the estimators' ``callback``.
+
+    A tqdm bar over all iterations (of every one-vs-rest problem) that, at
+    the reports that measure something -- a certificate (``gap``) or the
+    kernel evaluations of a kernel solver -- records problem c's time, its
+    objective or kernel evaluations, and its test error in ``history[c]``
+    (with several problems, the error of its binary task: class c against the
+    rest).  ``decision(X_test, report)`` gives the report's model's decision
+    values (by default a linear model's).  ``total`` None: the first report's
+    budget.  The bar stays on screen when the run ends (the summary lines
+    follow it).
     """
 
-    def __init__(self, total, quiet, X_test, y_test, classes):
+    def __init__(self, total, quiet, X_test, y_test, classes, decision=linear_decision):
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, unit="it", unit_scale=True, disable=quiet or None,
                         file=sys.stderr, leave=True)
         self.X_test, self.y_test, self.classes = X_test, y_test, classes
+        self.decision = decision
         self.done = {}
         self.history = {}
 
-    def __call__(self, info):
+    def __call__(self, report):
+        if self.bar.total is None:  # a budget the fit resolved: known from its first report
+            self.bar.total = report.iterations_total * report.n_problems
         before = sum(self.done.values())
-        c = info["problem"]
-        self.done[c] = info["iterations"]
+        c = report.problem
+        self.done[c] = report.iterations
         self.bar.update(sum(self.done.values()) - before)
-        gap = info["gap"]
-        if gap is None:
+        gap = report.gap
+        if gap is None and report.kernel_evals is None:
             return
-        hist = self.history.setdefault(
-            c, {"t": [], "time": [], "primal": [], "dual": [], "test_error": []})
-        hist["t"].append(info["t"])
-        hist["time"].append(info["seconds"])
-        hist["primal"].append(gap.primal)
-        hist["dual"].append(gap.dual)
-        postfix = {"objective": f"{gap.primal:.5g}"}
+        hist = self.history.setdefault(c, {"t": [], "time": [], "test_error": []})
+        hist["t"].append(report.t)
+        hist["time"].append(report.seconds)
+        postfix = {}
+        if gap is not None:
+            hist.setdefault("primal", []).append(gap.primal)
+            hist.setdefault("dual", []).append(gap.dual)
+            postfix["objective"] = f"{gap.primal:.5g}"
+        if report.kernel_evals is not None:
+            hist.setdefault("kernel_evals", []).append(report.kernel_evals)
         if self.X_test is not None:
-            scores = self.X_test @ info["coef"] + info["intercept"]
-            error = problem_error(scores, self.y_test, self.classes, c, info["n_problems"])
+            scores = self.decision(self.X_test, report)
+            error = problem_error(scores, self.y_test, self.classes, c, report.n_problems)
             hist["test_error"].append(error)
             postfix["test error"] = f"{100 * error:.2f}%"
-        if info["n_problems"] == 1:
+        if report.n_problems == 1 and postfix:
             self.bar.set_postfix(postfix, refresh=False)
 
     def close(self):

@@ -30,7 +30,7 @@ import sys
 import time
 import warnings
 
-from ._progress import CHECKS_FOR_PLOT, Progress, problem_error
+from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 
 # Only the standard library at import: ``pegasos --help``, ``--version`` and a
 # mistyped option answer before NumPy, scikit-learn or Numba load (measured by
@@ -455,139 +455,99 @@ def _train(args, parser):
     X_test = y_test = None
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
-    if args.solver != "pegasos":
-        return _train_kernel(args, est, X, y, X_test, y_test, model_path)
-    return _train_linear(args, est, X, y, X_test, y_test, model_path)
+    return _train_fit(args, est, X, y, X_test, y_test, model_path)
 
 
-def _train_linear(args, est, X, y, X_test, y_test, model_path):
-    """Fit with a progress bar (and a trace for --test/--plot), save, report."""
+def _train_fit(args, est, X, y, X_test, y_test, model_path):
+    """Fit with a progress bar (recording the test error for --test/--plot), save, report."""
     import numpy as np
 
     classes = np.unique(y)
-    traced = args.plot is not None or args.test is not None
-    plan = est.fit_plan(X.shape[0], len(classes))
-    T = plan.n_iter
+    linear = args.solver == "pegasos"
+    plan = est.fit_plan(X.shape[0], len(classes)) if linear else None
     n_problems = 1 if len(classes) == 2 else len(classes)
-    if traced and est.tol is None:
-        epochs = T * plan.batch_size / X.shape[0]
-        est.set_params(track_objective=True, check_every=max(epochs / CHECKS_FOR_PLOT, 1e-9))
-    elif traced:
-        est.set_params(track_objective=True)
-    progress = Progress(T * n_problems, args.quiet or args.json, X_test, y_test, classes)
+    if linear and (args.plot is not None or args.test is not None):
+        est.set_params(track_objective=True)  # the certificate at every check: the objective
+        if est.tol is None:
+            epochs = plan.n_iter * plan.batch_size / X.shape[0]
+            est.set_params(check_every=max(epochs / CHECKS_FOR_PLOT, 1e-9))
+    # the kernel solvers' budget is known once the fit resolves it: the bar learns it then
+    total = plan.n_iter * n_problems if linear else None
+    progress = Progress(total, args.quiet or args.json, X_test if linear or args.plot else None,
+                        y_test, classes, _decision(est, X) if not linear else linear_decision)
     est.set_params(callback=progress)
     tic = time.perf_counter()
     try:
         _fit_labels(est, X, y)
     finally:
         progress.close()
+        est.set_params(callback=None)
     seconds = time.perf_counter() - tic
-    est.set_params(callback=None)
     _save(est, model_path)
     summary = {
-        "data": args.data,
-        "model": model_path,
-        "n_samples": int(X.shape[0]),
-        "n_features": int(X.shape[1]),
-        "classes": [_label(c) for c in classes],
-        "lam": est.lam_,
-        "C": 1.0 / (est.lam_ * X.shape[0]),
-        "iterations": est.t_,
-        "seconds": seconds,
-        "training_accuracy": _accuracy(est, X, y),
+        "data": args.data, "model": model_path, "solver": args.solver,
+        "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+        "classes": [_label(c) for c in est.classes_],
     }
-    if est.duality_gap_ is not None and est.duality_gap_[0] is not None:
+    if linear:
+        summary.update(lam=est.lam_, C=1.0 / (est.lam_ * X.shape[0]), iterations=est.t_)
+    else:
+        summary.update(kernel=est.kernel, iterations=est.n_iter_,
+                       support_vectors=int(len(est.support_)),
+                       kernel_evaluations=est.n_kernel_evals_)
+        if est.kernel != "linear":  # the linear kernel has no gamma
+            summary["gamma"] = est.gamma_
+        if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
+            summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
+    summary.update(seconds=seconds, training_accuracy=_accuracy(est, X, y))
+    if linear and est.duality_gap_ is not None and est.duality_gap_[0] is not None:
         summary["objective"] = [g.primal for g in est.duality_gap_]
         summary["relative_duality_gap"] = [g.relative_gap for g in est.duality_gap_]
     if X_test is not None:
         summary["test_accuracy"] = _accuracy(est, X_test, y_test)
     if args.plot:
-        _plot_linear(args, est, progress.history, classes)
-        summary["plot"] = args.plot
-    _report_train(args, summary)
-    return 0
-
-
-def _plot_linear(args, est, history, classes):
-    from .plotting import plot_training
-
-    if len(classes) == 2:
-        curves = history.get(0, {})
-    else:  # one curve per class: its one-vs-rest problem
-        curves = {f"{_label(c)} vs rest": history.get(i, {}) for i, c in enumerate(classes)}
-    plan = est.plan_
-    plot_training(curves, args.plot,
-                  title=f"Pegasos on {os.path.basename(args.data)}, lambda={est.lam_:.3g}",
-                  average_start=plan.avg_start(1) if plan.n_average else None)
-
-
-class _KernelTrace:
-    """A kernel estimator's callback: each problem's test error, kernel evaluations, time."""
-
-    def __init__(self, est, X, y, X_test, y_test):
-        import numpy as np
-
-        self.est, self.X, self.X_test, self.y_test = est, X, X_test, y_test
-        self.classes = np.unique(y)  # the labels (the fit sees their indices)
-        self.history = {}
-
-    def __call__(self, info):
-        import numpy as np
-        from sklearn.metrics.pairwise import pairwise_kernels
-
-        est, c = self.est, info["problem"]
-        support = np.flatnonzero(info["coef"])
-        scores = np.full(self.X_test.shape[0], info["intercept"])
-        if support.size:
-            K = pairwise_kernels(self.X_test, self.X[support], metric=est.kernel,
-                                 filter_params=True, gamma=est.gamma_, coef0=est.coef0,
-                                 degree=est.degree)
-            scores += K @ info["coef"][support]
-        error = problem_error(scores, self.y_test, self.classes, c, info["n_problems"])
-        hist = self.history.setdefault(c, {"kernel_evals": [], "time": [], "test_error": []})
-        hist["kernel_evals"].append(info["kernel_evals"])
-        hist["time"].append(info["seconds"])
-        hist["test_error"].append(error)
-
-
-def _train_kernel(args, est, X, y, X_test, y_test, model_path):
-    trace = None
-    if args.plot:
-        trace = _KernelTrace(est, X, y, X_test, y_test)
-        est.set_params(callback=trace)
-    tic = time.perf_counter()
-    _fit_labels(est, X, y)
-    seconds = time.perf_counter() - tic
-    est.set_params(callback=None)
-    _save(est, model_path)
-    summary = {
-        "data": args.data, "model": model_path, "solver": args.solver,
-        "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "classes": [_label(c) for c in est.classes_], "kernel": est.kernel,
-        "iterations": est.n_iter_, "support_vectors": int(len(est.support_)),
-        "kernel_evaluations": est.n_kernel_evals_, "seconds": seconds,
-        "training_accuracy": _accuracy(est, X, y),
-    }
-    if est.kernel != "linear":  # the linear kernel has no gamma
-        summary["gamma"] = est.gamma_
-    if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
-        summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
-    if X_test is not None:
-        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
-    if trace is not None:
-        from .plotting import plot_kernel_training
-
-        classes = est.classes_
-        curves = (trace.history.get(0, {}) if len(classes) == 2 else
-                  {f"{_label(classes[c])} vs rest": h for c, h in sorted(trace.history.items())})
-        plot_kernel_training(curves, args.plot, title=f"{args.solver} ({est.kernel} kernel) on "
-                             f"{os.path.basename(args.data)}")
+        _plot(args, est, progress.history)
         summary["plot"] = args.plot
     if args.json:
         _print_json(summary)
     elif not args.quiet:
-        print(_kernel_summary_text(summary))
+        print(_summary_text(summary))
     return 0
+
+
+def _decision(est, X):
+    """A kernel model's decision values on X_test from a report (its coefficients on X)."""
+    import numpy as np
+
+    def decision(X_test, report):
+        from sklearn.metrics.pairwise import pairwise_kernels
+
+        support = np.flatnonzero(report.coef)
+        scores = np.full(X_test.shape[0], report.intercept)
+        if support.size:
+            K = pairwise_kernels(X_test, X[support], metric=est.kernel, filter_params=True,
+                                 gamma=est.gamma_, coef0=est.coef0, degree=est.degree)
+            scores += K @ report.coef[support]
+        return scores
+
+    return decision
+
+
+def _plot(args, est, history):
+    """The training curves: one per one-vs-rest problem, labelled by its class."""
+    from .plotting import plot_kernel_training, plot_training
+
+    classes = est.classes_
+    curves = (history.get(0, {}) if len(classes) == 2 else
+              {f"{_label(classes[c])} vs rest": history.get(c, {}) for c in range(len(classes))})
+    name = os.path.basename(args.data)
+    if args.solver == "pegasos":
+        plan = est.plan_
+        plot_training(curves, args.plot, title=f"Pegasos on {name}, lambda={est.lam_:.3g}",
+                      average_start=plan.avg_start(1) if plan.n_average else None)
+    else:
+        plot_kernel_training(curves, args.plot,
+                             title=f"{args.solver} ({est.kernel} kernel) on {name}")
 
 
 def _numbers(value):
@@ -597,18 +557,26 @@ def _numbers(value):
     return f"{value:.6g}"
 
 
-def _kernel_summary_text(summary):
-    """Human-readable lines of a kernel training summary."""
-    lines = [
-        f"{summary['data']}: {summary['n_samples']} examples, {summary['n_features']} features, "
-        f"classes {', '.join(summary['classes'])}",
-        f"{summary['solver']} with the {summary['kernel']} kernel"
-        + (f" (gamma = {summary['gamma']:.6g})" if "gamma" in summary else "")
-        + (f", nu = {_numbers(summary['nu'])}" if "nu" in summary else "")
-        + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
-        f"evaluations, {summary['support_vectors']} support vectors, {summary['seconds']:.3f} s",
-        f"training accuracy = {100 * summary['training_accuracy']:.4f}%",
-    ]
+def _summary_text(summary):
+    """Human-readable lines of a training summary (linear or kernel)."""
+    lines = [f"{summary['data']}: {summary['n_samples']} examples, {summary['n_features']} "
+             f"features, classes {', '.join(summary['classes'])}"]
+    if "lam" in summary:
+        lines.append(f"lambda = {summary['lam']:.6g} (C = {summary['C']:.6g}); "
+                     f"{summary['iterations']} iterations in {summary['seconds']:.3f} s")
+    else:
+        lines.append(
+            f"{summary['solver']} with the {summary['kernel']} kernel"
+            + (f" (gamma = {summary['gamma']:.6g})" if "gamma" in summary else "")
+            + (f", nu = {_numbers(summary['nu'])}" if "nu" in summary else "")
+            + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
+            f"evaluations, {summary['support_vectors']} support vectors, "
+            f"{summary['seconds']:.3f} s")
+    if "objective" in summary:
+        lines.append("objective = " + ", ".join(f"{v:.6g}" for v in summary["objective"])
+                     + "; relative duality gap <= "
+                     + ", ".join(f"{v:.3g}" for v in summary["relative_duality_gap"]))
+    lines.append(f"training accuracy = {100 * summary['training_accuracy']:.4f}%")
     if "test_accuracy" in summary:
         lines.append(f"test accuracy = {100 * summary['test_accuracy']:.4f}%")
     lines.append(f"model written to {summary['model']}")
@@ -670,27 +638,6 @@ def _cross_validate(args, parser, est, X, y):
     else:
         print(f"Cross Validation Accuracy = {100 * scores.mean():.4f}%")
     return 0
-
-
-def _report_train(args, s):
-    if args.json:
-        _print_json(s)
-        return
-    if args.quiet:
-        return
-    print(f"{s['data']}: {s['n_samples']} examples, {s['n_features']} features, "
-          f"classes {', '.join(s['classes'])}")
-    print(f"lambda = {s['lam']:.6g} (C = {s['C']:.6g}); {s['iterations']} iterations "
-          f"in {s['seconds']:.3f} s")
-    if "objective" in s:
-        print("objective = " + ", ".join(f"{v:.6g}" for v in s["objective"])
-              + "; relative duality gap <= " + ", ".join(f"{v:.3g}" for v in s["relative_duality_gap"]))
-    print(f"training accuracy = {100 * s['training_accuracy']:.4f}%")
-    if "test_accuracy" in s:
-        print(f"test accuracy = {100 * s['test_accuracy']:.4f}%")
-    print(f"model written to {s['model']}")
-    if "plot" in s:
-        print(f"plot written to {s['plot']}")
 
 
 # ------------------------------------------------------------------- predict

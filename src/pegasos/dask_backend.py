@@ -35,10 +35,12 @@ from numbers import Integral
 import numpy as np
 
 from ._base import budget, check_finite_weights, check_two_classes, positive_classes
-from ._numba import linear as _k
-from ._rows import as_rows, check_array, check_draws, check_linear_state, check_per_row
+from ._rows import as_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
-from .linear import PegasosClassifier, PegasosState
+from ._solvers import linear as _solver
+from ._solvers.linear import PegasosState
+from ._solvers.report import Report
+from .linear import PegasosClassifier
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -79,35 +81,19 @@ def partition_draws(seed, round_, part, n_rows, count):
 
 def _partition_sum(X, y, w, bias_feature, seed, round_, part, count):
     """Violators' sum of y x among ``count`` rows drawn from this partition."""
-    out = np.zeros(w.shape[0])
-    if count:
-        idx = partition_draws(seed, round_, part, X.shape[0], count)
-        rows = as_rows(_prepare(X))
-        signs = _signs(y)
-        check_per_row(rows, targets=signs)
-        check_draws(idx, rows.n_rows)
-        check_array("the weights w", w, (rows.n_features + 1,))
-        _k.violator_sum(rows.kernel, signs, idx, w, bias_feature, out)
-    return out
+    if not count:
+        return np.zeros(w.shape[0])
+    idx = partition_draws(seed, round_, part, X.shape[0], count)
+    return _solver.partition_sum(as_rows(_prepare(X)), _signs(y), idx, w, bias_feature)
 
 
 def _local_epoch(X, y, w, t0, lam, bias_feature, radius2, seed, round_, part):
     """One epoch of local Pegasos on this partition from w; returns (w, steps)."""
-    rows = as_rows(_prepare(X))
-    n = rows.n_rows
-    v = np.asarray(w, dtype=np.float64).copy()
-    scal = np.zeros(_k.N_SCALARS)
-    scal[_k.A] = 1.0
-    scal[_k.WNORM2] = float(v @ v)
-    idx = np.random.default_rng([seed, round_, part]).integers(0, n, size=n, dtype=np.int64)
-    empty = np.zeros(0)
-    sqnorm = _k.row_sqnorms(rows.kernel, n) + bias_feature**2
-    signs, u = _signs(y), np.zeros_like(v)
-    check_per_row(rows, targets=signs)
-    check_linear_state(rows, v, u, empty, empty, scal, _k.N_SCALARS)
-    _k.pegasos_steps(rows.kernel, signs, np.ones(n), sqnorm, idx, 1, t0, lam,
-                     bias_feature, 0, radius2, np.iinfo(np.int64).max, v, u, empty, empty, scal)
-    return scal[_k.A] * v, n
+    n = X.shape[0]
+    draws = np.random.default_rng([seed, round_, part]).integers(0, n, size=n, dtype=np.int64)
+    w = _solver.local_epoch(as_rows(_prepare(X)), _signs(y), w, t0=t0, lam=lam,
+                            bias_feature=bias_feature, radius2=radius2, draws=draws)
+    return w, n
 
 
 def _add(a, b):
@@ -124,25 +110,6 @@ def _prepare(X):
 
 def _signs(y):
     return np.ascontiguousarray(y, dtype=np.float64)
-
-
-_ONE, _EMPTY, _FIRST = np.ones(1), np.zeros(0), np.zeros(1, dtype=np.int64)
-
-
-def _step_from_sum(g, k, t, plan, avg_start, v, u, scal):
-    """Step t of the in-memory solver, given the sum g of its k examples' violators' y x.
-
-    The compiled step itself (:func:`pegasos._numba.linear.pegasos_steps`),
-    fed one row, ``g``, that is added whatever its margin (``every``), with
-    weight 1/k: the same shrink, projection and averaging as in memory.
-    """
-    d = g.shape[0] - 1
-    row = as_rows(np.ascontiguousarray(g[:d].reshape(1, d)))
-    check_linear_state(row, v, u, _EMPTY, _EMPTY, scal, _k.N_SCALARS)
-    sqnorm = np.array([float(g @ g)])
-    return _k.pegasos_steps(row.kernel, _ONE, np.array([1.0 / k]), sqnorm, _FIRST, 1, t,
-                            plan.lam, float(g[d]), 0, plan.radius2, avg_start, v, u, _EMPTY,
-                            _EMPTY, scal, True)
 
 
 def _tree_sum(client, futures):
@@ -211,6 +178,10 @@ class DaskPegasosClassifier(PegasosClassifier):
     :meth:`predict` and :meth:`decision_function` given a dask array return
     dask arrays, computed chunk by chunk where the data lives (as dask-ml's
     ``ParallelPostFit``).
+
+    See Also
+    --------
+    PegasosClassifier : the in-memory estimator it extends.
 
     Examples
     --------
@@ -319,16 +290,11 @@ class DaskPegasosClassifier(PegasosClassifier):
                                          c)
             coefs.append(w[:d])
             intercepts.append(w[d] * bias_feature)
-        self.coef_ = np.asarray(coefs)
-        self.intercept_ = np.asarray(intercepts)
-        # the state of the output model, for duality_gap on in-memory data and save_model
-        self.state_ = PegasosState.from_model(self.coef_, self.intercept_,
-                                              self._intercept_layout(), rounds + 1)
+        # with the state of the output model, for duality_gap on in-memory data and save_model
+        _solver.set_fitted(self, classes=classes, coef=np.asarray(coefs),
+                           intercept=np.asarray(intercepts), lam=plan.lam, t=rounds,
+                           n_iter=rounds)
         self.n_rounds_ = rounds
-        self.n_iter_ = rounds
-        self.t_ = rounds
-        self.duality_gap_ = None
-        self.objective_history_ = []
         return self
 
     def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, problem):
@@ -336,18 +302,17 @@ class DaskPegasosClassifier(PegasosClassifier):
         n_problems = len(plan.seeds)
         avg_start = plan.avg_start(1)
         state = PegasosState.start(1, d)
-        v, u, scal = state.v[0], state.u[0], state.scal[0]
         for t in range(1, plan.n_iter + 1):
             counts = round_counts(seed, t, sizes, k)
-            w = scal[_k.A] * v
+            w = state.iterate(0)
             futures = [
                 client.submit(_partition_sum, xp, yp, w, bias_feature, seed, t, p, int(counts[p]),
                               pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
             g = _tree_sum(client, futures)
-            _step_from_sum(g, k, t, plan, avg_start, v, u, scal)
-            check_finite_weights(f"round {t}", v, scal)
+            _solver.step_from_sum(g, k, t, plan, avg_start, state)
+            check_finite_weights(f"round {t}", state.v[0], state.scal[0])
             self._report(client, problem, n_problems, t, plan.n_iter, state.output(0)[0],
                          bias_feature, d)
         return state.output(0)[0], plan.n_iter
@@ -371,11 +336,10 @@ class DaskPegasosClassifier(PegasosClassifier):
     def _report(self, client, problem, n_problems, t, total, w, bias_feature, d):
         if self.callback is None:
             return
-        self.callback({
-            "problem": problem, "n_problems": n_problems, "t": t, "iterations": t,
-            "iterations_total": total, "seconds": None, "coef": w[:d].copy(),
-            "intercept": float(w[d] * bias_feature), "gap": None, "client": client,
-        })
+        self.callback(Report(
+            problem=problem, n_problems=n_problems, t=t, iterations=t, iterations_total=total,
+            seconds=None, coef=w[:d].copy(), intercept=float(w[d] * bias_feature),
+            client=client))
 
 
 def _check_dask_input(X, y):

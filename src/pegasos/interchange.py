@@ -148,7 +148,8 @@ def from_liblinear(path, *, lam=1e-4):
     >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
     True
     """
-    from .linear import PegasosClassifier, PegasosState
+    from ._solvers.linear import set_fitted
+    from .linear import PegasosClassifier
 
     path = os.fspath(path)
     special = special_file(path)
@@ -202,17 +203,10 @@ def from_liblinear(path, *, lam=1e-4):
         coef_cols = w[:, [labels.index(c) for c in classes]]
     clf = PegasosClassifier(lam=lam, fit_intercept=bias > 0,
                             intercept_scaling=bias if bias > 0 else 1.0)
-    clf.classes_ = classes
-    clf.coef_ = np.ascontiguousarray(coef_cols[:d].T)
-    clf.intercept_ = coef_cols[d] * bias if bias > 0 else np.zeros(n_columns)
-    clf.n_features_in_ = d
-    clf.lam_ = float(lam)
-    clf.n_iter_ = 0
-    clf.t_ = 0
-    # the solver state of these weights (no history, no certificate yet), as a loaded
+    # with the solver state of these weights (no history, no certificate yet), as a loaded
     # model of format version 1 or 2 gets it: duality_gap and continued training use it
-    clf.state_ = PegasosState.from_model(clf.coef_, clf.intercept_, clf._intercept_layout(), 1)
-    clf.objective_history_ = []
-    clf.duality_gap_ = None
+    set_fitted(clf, classes=classes, coef=coef_cols[:d].T,
+               intercept=coef_cols[d] * bias if bias > 0 else np.zeros(n_columns), lam=lam,
+               t=0, n_iter=0)
     clf.plan_ = None
     return clf

@@ -25,7 +25,6 @@ over the union of the support vectors.
 """
 
 import math
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -38,34 +37,32 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
     ESTIMATOR_CONSTRAINTS,
-    NEVER,
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
     check_finite_scores,
-    check_finite_weights,
     check_two_classes,
     constraints_of,
     loss_weights,
     make_plan,
     positive_classes,
-    resolve_lam,
 )
-from ._numba import blocks as _blocks
-from ._numba import kernel_solvers as _ks
 from ._numba import kernels as _kern
+from ._numba.kernel_pegasos import ResponseData, ResponsePlan
+from ._numba.kernels import Kernel
 from ._numba.linear import row_sqnorms
+from ._numba.sbp import SBPData, SBPPlan
 from ._probability import ProbabilityMixin
-from ._rows import (
-    as_rows,
-    check_array,
-    check_draws,
-    check_per_row,
-    check_sparse_structure,
-    compact_columns,
-)
+from ._rows import as_rows, check_sparse_structure, compact_columns
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
+from ._solvers import kernel_pegasos as _kp
+from ._solvers import sbp as _sbp
+from ._solvers.engine import block_columns, decision_values, one_blas_thread, points
+from ._solvers.report import Report
+
+__all__ = ["KernelPegasosClassifier", "KernelPerceptron", "SBPClassifier", "nu_for",
+           "nu_from_svm", "one_blas_thread"]
 
 KERNELS = {
     "linear": _kern.LINEAR,
@@ -94,9 +91,6 @@ def _kernel_parameters_documented(cls):
     cls.__doc__ = cls.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
     return cls
 
-
-#: Reports to ``callback`` per one-vs-rest problem (the fit is the same with or without).
-_REPORTS = 20
 
 #: The kernel Perceptron's default budget in passes (see its ``n_epochs``).
 PERCEPTRON_EPOCHS = 10.0
@@ -139,13 +133,13 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         return X, y
 
     def _kernel_args(self, X):
-        """(code, gamma, coef0, degree) with gamma resolved as SVC does."""
+        """The :class:`~pegasos._numba.kernels.Kernel`, gamma resolved on X as SVC does."""
         return _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, X)
 
     @property
     def _kargs(self):
-        """(code, gamma, coef0, degree) of the fitted kernel, for the compiled code."""
-        return KERNELS[self.kernel], float(self.gamma_), float(self.coef0), int(self.degree)
+        """The fitted kernel for the compiled code (:class:`~pegasos._numba.kernels.Kernel`)."""
+        return _kernel_args(self.kernel, self.gamma_, self.coef0, self.degree, None)
 
     def _binary_targets(self, y):
         return binary_targets(self.classes_, y)
@@ -155,7 +149,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         check_two_classes(classes)
         self.classes_ = classes
-        self.gamma_ = self._kernel_args(X)[1]
+        self.gamma_ = self._kernel_args(X).gamma
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
         sqnorm = (
@@ -163,7 +157,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             if self.kernel == "precomputed"
             else row_sqnorms(rows.kernel, rows.n_rows)
         )
-        diag = _kern.kernel_diagonal(rows.kernel, sqnorm, *self._kargs, rows.n_rows)
+        diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
         if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
             raise ValueError(
                 "The kernel overflows on this data: squared row norms or K(x, x) are not "
@@ -171,13 +165,12 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             )
         return rows, sqnorm, diag
 
-    def _report(self, problem, t, evals, seconds, coef, intercept):
+    def _report(self, problem, t, done, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
-        self.callback({
-            "problem": problem, "n_problems": len(positive_classes(self.classes_)), "t": int(t),
-            "kernel_evals": int(evals), "seconds": seconds, "coef": coef.copy(),
-            "intercept": float(intercept),
-        })
+        self.callback(Report(
+            problem=problem, n_problems=len(positive_classes(self.classes_)), t=int(t),
+            iterations=int(done), iterations_total=int(self.plan_.n_iter), seconds=seconds,
+            coef=coef.copy(), intercept=float(intercept), kernel_evals=int(evals)))
 
     # -- output --------------------------------------------------------------
 
@@ -199,10 +192,20 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed distance: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
 
-        For two classes, shape (n_samples,), positive for ``classes_[1]``;
-        otherwise (n_samples, n_classes), one column per one-vs-rest problem.
-        With ``kernel="precomputed"``, X is K(X, X_train) of shape
-        (n_samples, n_training_samples).
+        Computed by tiles of X's rows against every support vector, all the
+        one-vs-rest problems at once.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score; with ``kernel="precomputed"``, K(X, X_train) of
+            shape (n_samples, n_training_samples).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, positive for ``classes_[1]``; otherwise one
+            column per one-vs-rest problem.
         """
         check_is_fitted(self)
         check_sparse_structure(X)
@@ -215,143 +218,30 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             scores = np.asarray(X[:, self.support_] @ self.dual_coef_.T)
         else:
             X, support_vectors = compact_columns(X, self.support_vectors_)
-            scores = _decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
-                                      np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
-                                      self._kargs)
+            scores = decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
+                                     np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
+                                     self._kargs)
         scores += self.intercept_
         check_finite_scores(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """Class labels: the sign of the decision (binary) or its argmax (one-vs-rest)."""
+        """Class labels: the sign of the decision (binary) or its argmax (one-vs-rest).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to classify (see :meth:`decision_function`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
-
-
-def _response_output(a, u, scal):
-    """Kernel Pegasos' output coefficients (n, n_problems): the average, or the last iterate."""
-    out = scal[_ks.S] * a
-    averaged = scal[_ks.N_AVG] > 0
-    out[:, averaged] = (u[:, averaged] + scal[_ks.BETA, averaged] * a[:, averaged]) / scal[
-        _ks.N_AVG, averaged
-    ]
-    return out
-
-
-#: Memory for the dense copy of a step's block of rows (columns x features float64).
-BLOCK_BYTES = 128 * 2**20
-
-
-def _block_columns(n_features):
-    """How many rows of ``n_features`` values fit densely in :data:`BLOCK_BYTES` (at least 1)."""
-    return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
-
-
-def _run_calls(T, draws_per_step, step, scal, report=None):
-    """T iterations by compiled calls of about 65,536 draws each: ``step(steps, t) -> (t, evals)``.
-
-    With ``report``, the calls are shorter, so that ``report(t, evals, seconds)``
-    is called about :data:`_REPORTS` times.  After each call the solver's scalar
-    state ``scal`` is checked for overflow.  Returns the kernel evaluations.
-    """
-    chunk = max(1, (1 << 16) // draws_per_step)
-    if report is not None:
-        chunk = min(chunk, max(1, math.ceil(T / _REPORTS)))
-    t, done, seconds, evals = 1, 0, 0.0, 0
-    while done < T:
-        steps = min(chunk, T - done)
-        tic = time.perf_counter()
-        with one_blas_thread():
-            t, e = step(steps, t)
-        seconds += time.perf_counter() - tic
-        evals += e
-        done += steps
-        check_finite_weights(f"iteration {t - 1}", scal)
-        if report is not None:
-            report(t, evals, seconds)
-    return evals
-
-
-def _run_responses(rows, data, kern, plan, T, stream, report=None):
-    """T iterations of :func:`.kernel_solvers.kernel_pegasos_blocks` from w = 0.
-
-    ``data``, ``kern`` and ``plan`` as that function takes them; ``stream``
-    gives the draws; ``report(t, evals, seconds, a, u, scal)`` is called about
-    :data:`_REPORTS` times when given.  Returns (a, g, u, scal, evals).
-    """
-    n, n_problems = rows.n_rows, data[2].shape[1]
-    sqnorm, diag, Y, sw = data
-    check_per_row(rows, squared_norms=sqnorm, kernel_diagonal=diag, loss_weights=sw)
-    check_array("the targets Y", Y, (n, n_problems))
-    k = plan[0]
-    a, g, u = (np.zeros((n, n_problems)) for _ in range(3))
-    scal = np.zeros((_ks.N_SCALARS, n_problems))
-    scal[_ks.S] = 1.0
-
-    chunk = _ks.new_chunk(n, n_problems, k, plan[5])
-
-    def step(steps, t):
-        idx = stream.take(steps * k)
-        check_draws(idx, n)
-        return _ks.kernel_pegasos_blocks(rows.kernel, rows.n_features, data, kern, plan,
-                                         (a, g, u, scal), chunk, idx, t, t - 1 + steps == T)
-
-    evals = _run_calls(T, k, step, scal, None if report is None else
-                       lambda t, evals, seconds: report(t, evals, seconds, a, u, scal))
-    return a, g, u, scal, evals
-
-
-def _run_sbp(rows, data, kern, splan, plan, report=None):
-    """``plan.n_iter`` iterations of :func:`.kernel_solvers.sbp_blocks` from w = 0.
-
-    ``data``, ``kern`` and ``splan`` as that function takes them; the draws
-    come from ``plan.seeds[0]``.  Returns ((a, r, a_sum, r_sum, scal), evals).
-    """
-    n, n_problems = rows.n_rows, data[1].shape[1]
-    sqnorm, Y, budgets, sw = data
-    check_per_row(rows, squared_norms=sqnorm, loss_weights=sw)
-    check_array("the targets Y", Y, (n, n_problems))
-    check_array("the slack budgets", budgets, (n_problems,))
-    state = tuple(np.zeros((n, n_problems)) for _ in range(4))
-    state += (np.zeros((_ks.SBP_SCALARS, n_problems)),)
-    rng = np.random.default_rng(plan.seeds[0])
-    per = 2 * plan.batch_size if splan[1] else plan.batch_size
-
-    def step(steps, t):
-        draws = rng.random((steps, n_problems, per))
-        return _ks.sbp_blocks(rows.kernel, rows.n_features, data, kern, splan, state, draws, t)
-
-    evals = _run_calls(plan.n_iter, per * n_problems, step, state[4], None if report is None
-                       else lambda t, evals, seconds: report(t, evals, seconds, state))
-    return state, evals
-
-
-def _nu_from_one_pass(est, rows, sqnorm, diag, Y, seed, sw):
-    """Each problem's SBP nu for ``est.C`` (default 1): one pass of kernel Pegasos (no intercept).
-
-    nu = L / ||w|| (the SVM solution of lambda has average slack L / ||w|| in
-    margin units) for its last iterate w: the weighted mean
-    hinge loss L (weights ``sw``) from the responses and ||w||^2 from the
-    solver's state, so the estimate costs the pass's kernel evaluations and
-    nothing more.  Returns (nu per problem, kernel evaluations).
-    """
-    n = rows.n_rows
-    lam = resolve_lam(None, est.C, n)  # C = None: DEFAULT_C
-    k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
-    plan = (k, lam, 1.0 / lam, _ks.PEGASOS, NEVER,
-            _block_columns(rows.n_features))
-    _, g, _, scal, evals = _run_responses(
-        rows, (sqnorm, diag, Y, sw), (*est._kargs, 0.0), plan, max(1, math.ceil(n / k)),
-        IndexStream("permutation", n, np.random.default_rng(seed)),
-    )
-    hinge = np.average(np.maximum(0.0, 1.0 - Y * (scal[_ks.S] * g)), axis=0, weights=sw)
-    norm = np.sqrt(np.maximum(scal[_ks.W2], 0.0))
-    nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)
-    if not np.all(np.isfinite(nu)):
-        raise ValueError("Floating-point overflow while estimating nu from C. Scale the input.")
-    return nu, evals
 
 
 def _warn_cache_size(est):
@@ -367,7 +257,7 @@ def _warn_cache_size(est):
 class _ResponseSolver(_KernelClassifier):
     """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes."""
 
-    _mode = _ks.PEGASOS
+    _mode = _kp.PEGASOS
 
     def _fit(self, X, y, sample_weight):
         X, y = self._validate_xy(X, y, reset=True)
@@ -377,23 +267,26 @@ class _ResponseSolver(_KernelClassifier):
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         bias2 = self._bias2()
         plan = self.plan_ = self._plan(n, sw)
-        if self._mode == _ks.PEGASOS:
+        if self._mode == _kp.PEGASOS:
             self.lam_ = plan.lam
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
         report = None
         if self.callback is not None:
-            def report(t, evals, seconds, a, u, scal):
-                coef = _response_output(a, u, scal)
+            def report(t, done, evals, seconds, state):
+                coef = _kp.output(state)
                 for c in range(Y.shape[1]):
-                    self._report(c, t - 1, evals, seconds, coef[:, c], bias2 * coef[:, c].sum())
+                    self._report(c, t - 1, done, evals, seconds, coef[:, c],
+                                 bias2 * coef[:, c].sum())
 
-        a, _, u, scal, evals = _run_responses(
-            rows, (sqnorm, diag + bias2, Y, sw), (*self._kargs, bias2),
-            (plan.batch_size, plan.lam, plan.radius2, self._mode, plan.avg_start(1),
-             _block_columns(rows.n_features)), plan.n_iter,
-            IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])), report,
+        state, evals = _kp.run(
+            rows, ResponseData(points(rows, sqnorm), diag + bias2, Y, sw),
+            self._kargs._replace(bias2=bias2),
+            ResponsePlan(k=plan.batch_size, lam=plan.lam, radius2=plan.radius2, mode=self._mode,
+                         avg_start=plan.avg_start(1), max_cols=block_columns(rows.n_features)),
+            plan.n_iter, IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])),
+            report,
         )
-        coef = _response_output(a, u, scal)
+        coef = _kp.output(state)
         if not np.all(np.isfinite(coef)):
             raise ValueError(
                 "Floating-point overflow in the coefficients. Scale the input or increase lam."
@@ -482,12 +375,13 @@ class KernelPegasosClassifier(_ResponseSolver):
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
     callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one dict:
-        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
-        and ``seconds`` (this problem's, so far),
-        ``coef`` (the current output coefficients, one per training row) and
-        ``intercept``.  The fit is the same with or without it.  Used by
-        ``pegasos train --plot``.
+        Called about 20 times per one-vs-rest problem with one
+        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
+        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
+        ``seconds`` (so far, all problems together), ``coef`` (the current
+        output coefficients, one per training row) and ``intercept``.  The
+        fit is the same with or without it.  Used by ``pegasos train`` for
+        its progress bar and, with ``--plot``, its test error curves.
 
     Attributes
     ----------
@@ -501,6 +395,13 @@ class KernelPegasosClassifier(_ResponseSolver):
     n_kernel_evals_ : int
         Kernel evaluations during training (n per violation, summed over the
         problems; the n diagonal values once).
+
+    See Also
+    --------
+    SBPClassifier : the Stochastic Batch Perceptron on the same engine.
+    KernelPerceptron : the mistake-driven special case.
+    PegasosClassifier : linear Pegasos, O(nnz) per example.
+    sklearn.svm.SVC : LIBSVM's exact solver of the same problem.
 
     Examples
     --------
@@ -547,7 +448,25 @@ class KernelPegasosClassifier(_ResponseSolver):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem."""
+        """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem.
+
+        Every one-vs-rest problem is trained at once, from one stream of draws.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32, kept as given; CSR with int32
+            or int64 indices), or with ``kernel="precomputed"`` the Gram
+            matrix of shape (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples' losses.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
 
@@ -607,20 +526,35 @@ class KernelPerceptron(_ResponseSolver):
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
     callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one dict:
-        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
-        and ``seconds`` (this problem's, so far),
-        ``coef`` (the current output coefficients, one per training row) and
-        ``intercept``.  The fit is the same with or without it.  Used by
-        ``pegasos train --plot``.
+        Called about 20 times per one-vs-rest problem with one
+        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
+        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
+        ``seconds`` (so far, all problems together), ``coef`` (the current
+        output coefficients, one per training row) and ``intercept``.  The
+        fit is the same with or without it.  Used by ``pegasos train`` for
+        its progress bar and, with ``--plot``, its test error curves.
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, n_support_, classes_,
     n_iter_, n_kernel_evals_ : as :class:`KernelPegasosClassifier`
+
+    See Also
+    --------
+    KernelPegasosClassifier : the regularised, projected variant.
+    sklearn.linear_model.Perceptron : the linear Perceptron.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from pegasos import KernelPerceptron
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = KernelPerceptron(random_state=0).fit(X[:1000] / 16, y[:1000])
+    >>> round(clf.score(X[1000:] / 16, y[1000:]), 1) >= 0.9
+    True
     """
 
-    _mode = _ks.PERCEPTRON
+    _mode = _kp.PERCEPTRON
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         **constraints_of("n_iter", "n_epochs", "batch_size", "sampling", "fit_intercept",
@@ -656,6 +590,21 @@ class KernelPerceptron(_ResponseSolver):
 
         A mistake on example i adds s_i y_i phi(x_i), with s_i its
         ``sample_weight`` times its ``class_weight``.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32, kept as given; CSR with int32
+            or int64 indices), or with ``kernel="precomputed"`` the Gram
+            matrix of shape (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples' losses.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
@@ -736,12 +685,13 @@ class SBPClassifier(_KernelClassifier):
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
     callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one dict:
-        ``problem``, ``n_problems``, ``t`` (iterations), ``kernel_evals``
-        and ``seconds`` (this problem's, so far),
-        ``coef`` (the current output coefficients, one per training row) and
-        ``intercept``.  The fit is the same with or without it.  Used by
-        ``pegasos train --plot``.
+        Called about 20 times per one-vs-rest problem with one
+        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
+        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
+        ``seconds`` (so far, all problems together), ``coef`` (the current
+        output coefficients, one per training row) and ``intercept``.  The
+        fit is the same with or without it.  Used by ``pegasos train`` for
+        its progress bar and, with ``--plot``, its test error curves.
 
     Attributes
     ----------
@@ -755,6 +705,12 @@ class SBPClassifier(_KernelClassifier):
         The nu of each problem (given, or estimated from ``C``).
     n_iter_ : int
     n_kernel_evals_ : int
+
+    See Also
+    --------
+    KernelPegasosClassifier : kernelized Pegasos on the same engine.
+    nu_for : nu from the C you know.
+    nu_from_svm : nu from a fitted SVM.
 
     Examples
     --------
@@ -808,6 +764,21 @@ class SBPClassifier(_KernelClassifier):
         the minimax distribution gives each point at or below the level a
         probability in proportion to s_i (an example of weight 0 is never
         drawn).
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32, kept as given; CSR with int32
+            or int64 indices), or with ``kernel="precomputed"`` the Gram
+            matrix of shape (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples' losses.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
         """
         if self.nu is not None and self.C is not None:
             raise ValueError("Give either nu or C, not both.")
@@ -831,42 +802,40 @@ class SBPClassifier(_KernelClassifier):
         )
         evals = 0
         if self.nu is None:  # from C, or from the default C = 1
-            nu, evals = _nu_from_one_pass(self, rows, sqnorm, diag, Y, plan.seeds[0], sw)
+            nu, evals = _kp.nu_from_one_pass(self.C, rows, sqnorm, diag, Y, self._kargs,
+                                             plan.seeds[0], sw)
         else:
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
         radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
         budgets = nu * sw.sum()
-        state, more = _run_sbp(rows, (sqnorm, Y, budgets, sw), self._kargs,
-                               (radius, self.fit_intercept, plan.avg_start(1),
-                                _block_columns(rows.n_features)), plan,
-                               self._sbp_report(Y, budgets, sw))
+        state, more = _sbp.run(
+            rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
+            SBPPlan(radius=radius, biased=bool(self.fit_intercept), avg_start=plan.avg_start(1),
+                    max_cols=block_columns(rows.n_features)),
+            plan.n_iter, plan.seeds[0], plan.batch_size, self._sbp_report(Y, budgets, sw))
         self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)
         self.n_iter_ = int(plan.n_iter)
         return self._fit_probability(X, y, sample_weight)
 
     def _sbp_report(self, Y, budgets, sw):
-        """The callback's reporter for :func:`_run_sbp`, or None."""
+        """The callback's reporter for :func:`pegasos._solvers.sbp.run`, or None."""
         if self.callback is None:
             return None
 
-        def report(t, evals, seconds, state):
-            a, r, a_sum, r_sum, scal = state
+        def report(t, done, evals, seconds, state):
             for c in range(Y.shape[1]):
-                coef, b, _, _ = self._sbp_output(Y[:, c], sw, a[:, c], r[:, c], a_sum[:, c],
-                                                 r_sum[:, c], scal[_ks.SBP_N_AVG, c], budgets[c])
-                self._report(c, t - 1, evals, seconds, coef, b)
+                coef, b, _, _ = _sbp.output(state, c, Y[:, c], sw, budgets[c], self.fit_intercept)
+                self._report(c, t - 1, done, evals, seconds, coef, b)
         return report
 
     def _sbp_finish(self, X, y, Y, nu, budgets, sw, state):
         """Support vectors, intercepts and water levels of every problem's output model."""
-        a, r, a_sum, r_sum, scal = state
         coefs, intercepts, margins = [], [], []
         for c in range(Y.shape[1]):
-            coef, b, kappa, scale = self._sbp_output(Y[:, c], sw, a[:, c], r[:, c], a_sum[:, c],
-                                                     r_sum[:, c], scal[_ks.SBP_N_AVG, c],
-                                                     budgets[c])
+            coef, b, kappa, scale = _sbp.output(state, c, Y[:, c], sw, budgets[c],
+                                                self.fit_intercept)
             if kappa <= 0:
                 warnings.warn(
                     f"The SBP's averaged iterate has no positive water-level margin "
@@ -895,23 +864,6 @@ class SBPClassifier(_KernelClassifier):
                 f"here); got {self.nu!r}."
             )
         return np.array(nu)
-
-    def _sbp_output(self, target, sw, a, r, a_sum, r_sum, n_avg, budget):
-        """(coef, intercept, kappa, scale) of the output model: the average (or the last
-        iterate), rescaled to water-level margin 1 when that margin is positive."""
-        if n_avg > 0:
-            a, r, scale = a_sum, r_sum, n_avg
-        else:
-            scale = 1.0
-        if self.fit_intercept:
-            pos = target > 0
-            kappa, b, _, _, _ = _ks.water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
-                                                        budget * scale)
-        else:
-            kappa, b = _ks.water_level(target * r, budget * scale, sw), 0.0
-        norm = kappa if kappa > 0 else scale  # margin 1 (the hinge-loss form), if it can be
-        return a / norm, b / norm, kappa, scale
-
 
 def nu_from_svm(model, X, y, sample_weight=None):
     """The SBP's ``nu`` that matches a fitted SVM: L / ||w||, one per one-vs-rest problem.
@@ -958,14 +910,15 @@ def nu_from_svm(model, X, y, sample_weight=None):
         w2 = np.einsum("cs,st,ct->c", coef, gram, coef)
     else:
         rows = as_rows(model.support_vectors_, model.support_vectors_.dtype)
-        f = _decision_values(rows, rows, coef, kargs)  # (n_SV, n_problems)
+        f = decision_values(rows, rows, coef, kargs)  # (n_SV, n_problems)
         w2 = np.einsum("cs,sc->c", coef, f)
     nu = np.where(w2 > 0, hinge / np.sqrt(np.where(w2 > 0, w2, 1.0)), np.inf)
     return float(nu[0]) if len(nu) == 1 else nu
 
 
 def _kernel_args_of(model, X):
-    """(code, gamma, coef0, degree) of a fitted model: ours, or SVC's, gamma resolved on X.
+    """The :class:`~pegasos._numba.kernels.Kernel` of a fitted model: ours, or SVC's, gamma
+    resolved on X.
 
     ``gamma="scale"`` and ``"auto"`` are resolved as SVC resolves them on its
     training data, which X is.
@@ -982,7 +935,8 @@ def _kernel_args_of(model, X):
 
 
 def _kernel_args(kernel, gamma, coef0, degree, X):
-    """(code, gamma, coef0, degree) for the compiled code, gamma resolved on X as SVC does."""
+    """The :class:`~pegasos._numba.kernels.Kernel` for the compiled code, gamma resolved on X
+    as SVC resolves it (X is not read for a numeric gamma)."""
     if gamma == "scale":
         # in float64 whatever X's dtype, as SVC (which converts X) computes it
         var = ((X.multiply(X)).mean(dtype=np.float64) - X.mean(dtype=np.float64) ** 2
@@ -990,7 +944,8 @@ def _kernel_args(kernel, gamma, coef0, degree, X):
         gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
     elif gamma == "auto":
         gamma = 1.0 / X.shape[1]
-    return KERNELS[kernel], float(gamma), float(coef0), int(degree)
+    return Kernel(code=KERNELS[kernel], gamma=float(gamma), coef0=float(coef0),
+                  degree=int(degree), bias2=0.0)
 
 
 def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
@@ -1019,47 +974,3 @@ def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, de
         random_state=random_state,
     ).fit(X, y, sample_weight=sample_weight)
     return nu_from_svm(model, X, y, sample_weight=sample_weight)
-
-
-#: Memory for one tile of (rows x support vectors) kernel values in prediction.
-PREDICT_TILE_BYTES = 8 * 2**20
-
-
-def _decision_values(rows_x, rows_sv, coef, kargs):
-    """``(coef @ K(SV, X)).T`` by tiles of X's rows (:func:`.blocks.decision_blocks`)."""
-    if rows_x.n_features != rows_sv.n_features:
-        raise ValueError(f"X has {rows_x.n_features} features but the support vectors have "
-                         f"{rows_sv.n_features}.")
-    if _dtype_of(rows_x) != _dtype_of(rows_sv):
-        raise ValueError(f"X is {_dtype_of(rows_x)} but the support vectors are "
-                         f"{_dtype_of(rows_sv)}.")
-    check_array("dual_coef_", coef, (None, rows_sv.n_rows))
-    tile = int(min(1024, max(1, PREDICT_TILE_BYTES // (8 * max(rows_sv.n_rows, 1)))))
-    with one_blas_thread():
-        return _blocks.decision_blocks(
-            rows_x.kernel, row_sqnorms(rows_x.kernel, rows_x.n_rows), rows_sv.kernel,
-            row_sqnorms(rows_sv.kernel, rows_sv.n_rows), rows_x.n_features, coef, *kargs, tile,
-        )
-
-
-def _dtype_of(rows):
-    return (rows.kernel[0] if isinstance(rows.kernel, tuple) else rows.kernel).dtype
-
-
-def one_blas_thread():
-    """BLAS limited to one thread: the kernel engine runs its own threads over tiles.
-
-    A context manager (threadpoolctl's ``threadpool_limits``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pegasos.kernel import one_blas_thread
-    >>> with one_blas_thread():
-    ...     product = np.ones((64, 64)) @ np.ones((64, 64))
-    >>> float(product[0, 0])
-    64.0
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")

@@ -1,50 +1,43 @@
 """Linear Pegasos: :class:`PegasosClassifier`."""
 
 import math
-import time
-import warnings
-from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
-    MAX_COUNT,
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
     check_finite_scores,
-    check_finite_weights,
     check_two_classes,
     loss_weights,
     make_plan,
     resolve_lam,
 )
-from ._numba import linear as _k
 from ._probability import ProbabilityMixin
-from ._rows import (
-    Rows,
-    as_rows,
-    check_draws,
-    check_linear_state,
-    check_per_row,
-    check_sparse_structure,
-)
-from ._sampling import IndexStream
+from ._rows import as_rows, check_sparse_structure
 from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
-from .objective import gap_from_rows
+from ._solvers.linear import (
+    HISTORY_KEYS,
+    Layout,
+    Monitor,
+    PegasosState,
+    Problem,
+    SquaredNorms,
+    certificate,
+    check_first_step,
+    fit_binary,
+    new_history,
+    set_fitted,
+    warn_unconverged,
+)
 
-# Examples drawn per compiled call when nothing needs checking between calls:
-# large enough that Python's overhead per call vanishes (~0.3 ns per example),
-# small enough that the index buffer (512 KiB) stays in cache (measured: 4 MiB
-# blocks cost ~4 ns more per example on a9a).
-_BLOCK_DRAWS = 1 << 16
+__all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_binary"]
 
 
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
@@ -167,12 +160,14 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         Print the objective at each check when > 0.
     callback : callable, default=None
         Called after every block of iterations (at most 65,536 examples, or
-        ``check_every`` epochs when checking) with one dict: ``problem`` and
-        ``n_problems`` (the one-vs-rest problem), ``t`` (iterations so far),
-        ``iterations`` and ``iterations_total`` (of this call), ``seconds``
-        (solver time), ``coef`` and ``intercept`` (the current output model)
-        and ``gap`` (a DualityGap at checks, else None).  Used by the command
-        line for its progress bar and its test error during training.
+        ``check_every`` epochs when checking) with one :class:`~pegasos.Report`:
+        ``problem`` and ``n_problems`` (the one-vs-rest problem), ``t``
+        (iterations so far), ``iterations`` and ``iterations_total`` (of this
+        call), ``seconds`` (solver time), ``coef`` and ``intercept`` (the
+        current output model) and ``gap`` (a DualityGap at checks, else
+        None); ``report["coef"]`` reads as the dict of earlier versions.  Used
+        by the command line for its progress bar and its test error during
+        training.
     probability : bool, default=False
         Also fit probability estimates (``predict_proba``), as
         ``SVC(probability=True)``: Platt's sigmoid of the decision values,
@@ -225,6 +220,12 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     ----------
     S. Shalev-Shwartz, Y. Singer, N. Srebro, A. Cotter. Pegasos: primal
     estimated sub-gradient solver for SVM. Math. Programming 127(1), 2011.
+
+    See Also
+    --------
+    pegasos.DaskPegasosClassifier : the same solver on a Dask cluster.
+    pegasos.KernelPegasosClassifier : kernelized Pegasos.
+    sklearn.svm.LinearSVC : LIBLINEAR's exact solver of the same problem.
 
     Examples
     --------
@@ -454,9 +455,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         targets = self._binary_targets(y)
         self.state_.check(len(targets), X.shape[1])
         layout = self._intercept_layout()
-        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=True)
-        return [_certificate(_Problem(rows, target, sw, self.lam_, layout, sqnorms),
-                             self.state_, c)
+        sqnorms = SquaredNorms(rows, layout.bias_feature, now=True)
+        return [certificate(Problem(rows, target, sw, self.lam_, layout, sqnorms), self.state_, c)
                 for c, target in enumerate(targets)]
 
     # ------------------------------------------------------------ internals
@@ -525,393 +525,33 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         targets = self._binary_targets(y)
         n_problems, d = len(targets), X.shape[1]
         layout = self._intercept_layout()
-        if reset:
-            self.state_ = PegasosState.start(n_problems, d)
-        else:  # a continued fit's state may have been loaded or set by hand: check it
-            self.state_.check(n_problems, d)
-        if reset or not hasattr(self, "objective_history_"):
-            self.objective_history_ = [_new_history() for _ in range(n_problems)]
-        self.state_.keep_alpha(rows.n_rows if keep_alpha else 0)
+        state = PegasosState.start(n_problems, d) if reset else self.state_
+        if not reset:  # a continued fit's state may have been loaded or set by hand: check it
+            state.check(n_problems, d)
+        history = self.objective_history_ if not reset and hasattr(
+            self, "objective_history_") else [new_history() for _ in range(n_problems)]
+        state.keep_alpha(rows.n_rows if keep_alpha else 0)
         if plan.n_average:  # suffix averaging: this call's last iterates only
-            self.state_.restart_average()
-        _check_first_step(rows, sw, plan.lam, plan.batch_size, layout.bias_feature)
-        monitor = _Monitor(
+            state.restart_average()
+        check_first_step(rows, sw, plan.lam, plan.batch_size, layout.bias_feature)
+        monitor = Monitor(
             n_problems=n_problems, total=plan.n_iter, layout=layout, tol=self.tol,
             track=self.track_objective, check_every=self.check_every, verbose=self.verbose,
-            callback=self.callback, history=self.objective_history_)
-        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=n_problems > 1 or monitor.checking)
-        calls = [(rows, targets[c], sw, plan, self.state_, c, monitor)
-                 for c in range(n_problems)]
+            callback=self.callback, history=history)
+        sqnorms = SquaredNorms(rows, layout.bias_feature, now=n_problems > 1 or monitor.checking)
+        calls = [(rows, targets[c], sw, plan, state, c, monitor) for c in range(n_problems)]
         options = dict(layout=layout, sampling=self.sampling, init=self.init, sqnorms=sqnorms)
         if n_problems == 1 or self.n_jobs in (None, 1):
             done = [fit_binary(*call, **options) for call in calls]
         else:  # the compiled solver releases the GIL
             done = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(fit_binary)(*call, **options) for call in calls)
-        self.n_iter_ = int(max(done))
-        self.t_ = int(self.state_.t.max() - 1)
-        self.objective_history_ = monitor.histories()
         # No certificate unless asked for (tol, track_objective): at the end of a
         # default fit it would cost 16-50% of the fit on the benchmark sets
         # (benchmarks/results/certificate.md), above the 10% that pays.
-        self.duality_gap_ = monitor.gaps
+        coef, intercept = state.coef_intercept(layout)
+        set_fitted(self, classes=self.classes_, coef=coef, intercept=intercept, lam=self.lam_,
+                   t=int(state.t.max() - 1), n_iter=max(done), state=state,
+                   history=monitor.histories(), gaps=monitor.gaps)
         if self.tol is not None:
-            _warn_unconverged(monitor.gaps, self.tol, plan.n_iter)
-        self.coef_, self.intercept_ = self.state_.coef_intercept(layout)
-
-
-class Layout(NamedTuple):
-    """Where the intercept lives: an augmented constant feature, or a free ``b``.
-
-    ``bias_feature``: the value of the constant feature appended to every row
-    (0: none); ``unregularized``: a free intercept outside the norm.
-
-    Examples
-    --------
-    >>> from pegasos.linear import Layout
-    >>> Layout(1.0, False).bias_feature
-    1.0
-    """
-
-    bias_feature: float
-    unregularized: bool
-
-
-class _Problem(NamedTuple):
-    """One binary problem's data, in the compiled code's layout."""
-
-    rows: object
-    target: np.ndarray
-    weights: np.ndarray
-    lam: float
-    layout: Layout
-    sqnorms: "_SquaredNorms"
-
-
-@dataclass
-class PegasosState:
-    """Linear Pegasos' solver state: all a fit continues from, one row per binary problem.
-
-    The weights are ``w = scal[A] * v`` (``v`` has one more entry than there are
-    features, the augmented intercept feature's), the running average is
-    ``u + scal[BETA] * v`` over ``scal[N_AVG]`` iterates, ``t`` is the next
-    step of each problem, and ``gamma``/``ugamma`` are the expansion
-    coefficients of ``v`` and of the average in the training rows (empty after
-    :meth:`~PegasosClassifier.partial_fit`), from which the certificate's dual
-    vector is read.  See :mod:`pegasos._numba.linear` for ``scal``'s layout.
-    Saved and loaded by :func:`pegasos.save_model`/:func:`pegasos.load_model`.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> from pegasos import PegasosClassifier
-    >>> clf = PegasosClassifier(lam=0.01, random_state=0).fit(*load_iris(return_X_y=True))
-    >>> clf.state_.v.shape, clf.state_.t.tolist() == [clf.t_ + 1] * 3
-    ((3, 5), True)
-    """
-
-    v: np.ndarray
-    u: np.ndarray
-    scal: np.ndarray
-    t: np.ndarray
-    gamma: np.ndarray
-    ugamma: np.ndarray
-
-    @classmethod
-    def start(cls, n_problems, d):
-        """w = 0 for every problem, at step 1."""
-        scal = np.zeros((n_problems, _k.N_SCALARS))
-        scal[:, _k.A] = 1.0
-        return cls(v=np.zeros((n_problems, d + 1)), u=np.zeros((n_problems, d + 1)), scal=scal,
-                   t=np.ones(n_problems, dtype=np.int64), gamma=np.zeros((n_problems, 0)),
-                   ugamma=np.zeros((n_problems, 0)))
-
-    @classmethod
-    def from_model(cls, coef, intercept, layout, t):
-        """The state of a model known only by ``coef_``/``intercept_``, at step t (no average)."""
-        n_problems, d = coef.shape
-        state = cls.start(n_problems, d)
-        state.v[:, :d] = coef
-        if layout.bias_feature:
-            state.v[:, d] = np.asarray(intercept) / layout.bias_feature
-        elif layout.unregularized:
-            state.scal[:, _k.BIAS] = intercept
-        state.scal[:, _k.WNORM2] = np.einsum("ij,ij->i", state.v, state.v)
-        state.t[:] = t
-        return state
-
-    def keep_alpha(self, n_rows):
-        """Track dual coefficients for ``n_rows`` training rows (0: none); they refer to one set."""
-        if self.gamma.shape[1] != n_rows:
-            self.gamma = np.zeros((self.v.shape[0], n_rows))
-            self.ugamma = np.zeros((self.v.shape[0], n_rows))
-
-    def restart_average(self):
-        self.u[:] = 0.0
-        self.ugamma[:] = 0.0
-        self.scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
-
-    def output(self, c):
-        """(w of length d+1, unregularised b) of binary problem c: averaged or last."""
-        v, u, s = self.v[c], self.u[c], self.scal[c]
-        if s[_k.N_AVG] > 0:
-            return (u + s[_k.BETA] * v) / s[_k.N_AVG], s[_k.BIAS_SUM] / s[_k.N_AVG]
-        return s[_k.A] * v, s[_k.BIAS]
-
-    def alpha(self, c, target, lam):
-        """Pegasos' implicit dual vector for the output model of problem c (or None)."""
-        gamma = self.gamma[c]
-        if gamma.shape[0] != target.shape[0]:
-            return None
-        s = self.scal[c]
-        if s[_k.N_AVG] > 0:
-            coef = (self.ugamma[c] + s[_k.BETA] * gamma) / s[_k.N_AVG]
-        else:
-            coef = s[_k.A] * gamma
-        return lam * len(target) * coef * target
-
-    def model(self, c, layout):
-        """(coef of length d, intercept) of problem c's output model."""
-        w, b = self.output(c)
-        return w[:-1], float(w[-1] * layout.bias_feature + b)
-
-    def coef_intercept(self, layout):
-        """``coef_`` (n_problems, d) and ``intercept_`` of the output models."""
-        models = [self.model(c, layout) for c in range(self.v.shape[0])]
-        return np.array([coef for coef, _ in models]), np.array([b for _, b in models])
-
-    def check(self, n_problems, d):
-        """Refuse a state whose shapes or values cannot belong to this model (a loaded file)."""
-        shapes = {"v": (n_problems, d + 1), "u": (n_problems, d + 1),
-                  "scal": (n_problems, _k.N_SCALARS), "t": (n_problems,)}
-        for name in ("v", "u", "scal", "t", "gamma", "ugamma"):
-            value, dtype = getattr(self, name), np.int64 if name == "t" else np.float64
-            if not (isinstance(value, np.ndarray) and value.dtype == dtype):
-                raise ValueError(f"state_.{name} must be a {np.dtype(dtype)} array; got "
-                                 f"{getattr(value, 'dtype', type(value).__name__)}")
-        for name, shape in shapes.items():
-            if getattr(self, name).shape != shape:
-                raise ValueError(f"state_.{name} must have shape {list(shape)} for "
-                                 f"{n_problems} problems and {d} features; got "
-                                 f"{list(getattr(self, name).shape)}")
-        if (self.gamma.ndim != 2 or self.gamma.shape != self.ugamma.shape
-                or self.gamma.shape[0] != n_problems):
-            raise ValueError("state_.gamma and state_.ugamma must have one row per problem")
-        if not np.all((self.t >= 1) & (self.t < MAX_COUNT)):
-            raise ValueError("state_.t must be in [1, 2**62)")
-        for name in ("v", "u", "scal", "gamma", "ugamma"):
-            if not np.all(np.isfinite(getattr(self, name))):
-                raise ValueError(f"state_.{name} holds NaN or infinite values")
-        if not np.all(self.scal[:, _k.A] > 0):
-            raise ValueError("state_.scal's scale (column A) must be > 0")
-
-
-class _SquaredNorms:
-    """||x_i||^2 + bias_feature^2, computed for the rows drawn until an epoch's worth.
-
-    A short run never touches most rows, so its cost does not grow with n; after
-    an epoch's worth of draws the rest are filled at once.  Filled up front
-    (``now``) when one-vs-rest problems share it across threads, and when a
-    certificate, which needs every row, is due.
-    """
-
-    def __init__(self, rows, bias_feature, now):
-        self.rows, self.bias_feature = rows, bias_feature
-        self.values = np.full(rows.n_rows, -1.0)
-        self.done, self.drawn = False, 0
-        if now:
-            self.fill()
-
-    def fill(self):
-        if not self.done:
-            _k.fill_sqnorms(self.rows.kernel, self.values, self.bias_feature)
-            self.done = True
-
-    def at(self, idx):
-        if self.done:
-            return
-        self.drawn += idx.shape[0]
-        if self.drawn >= self.rows.n_rows:
-            self.fill()
-        else:
-            _k.fill_sqnorms_at(self.rows.kernel, self.values, idx, self.bias_feature)
-
-
-def _certificate(problem, state, c):
-    """The :class:`~pegasos.objective.DualityGap` of problem c's output model."""
-    w, b = state.output(c)
-    alpha = state.alpha(c, problem.target, problem.lam)
-    layout = problem.layout
-    return gap_from_rows(problem.rows, problem.target, problem.weights, problem.lam, w,
-                         layout.bias_feature, b, layout.unregularized, alpha,
-                         problem.sqnorms.values)
-
-
-def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Layout(1.0, False),
-               sampling="uniform", init="zero", sqnorms=None):
-    """Run ``plan.n_iter`` Pegasos iterations of binary problem c from ``state``, in place.
-
-    The module-level driver every linear fit runs, once per one-vs-rest problem
-    (in the spirit of scikit-learn's ``fit_binary``): ``X`` (dense, CSR, or
-    rows already prepared), ``target`` in {-1, +1}, the loss ``weights``, a
-    :class:`~pegasos._base.FitPlan` and a :class:`PegasosState` whose row c
-    is continued.  The draws come from ``plan.seeds[c]``.  ``monitor`` (by
-    default none: no checks) says how many iterations go to one compiled call
-    and, after each, checks the tolerance, records the history and reports.
-
-    Returns
-    -------
-    int
-        The iterations run: ``plan.n_iter``, or fewer when the tolerance is met.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pegasos._base import make_plan
-    >>> from pegasos.linear import PegasosState, fit_binary
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3))
-    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    >>> plan = make_plan(lam=0.01, C=None, n=200, n_iter=2000, n_epochs=None, batch_size=1,
-    ...                  average=0.5, radius2=None, random_state=0, n_problems=1)
-    >>> state = PegasosState.start(1, 3)
-    >>> fit_binary(X, y, np.ones(200), plan, state)
-    2000
-    >>> coef, intercept = state.coef_intercept(Layout(1.0, False))
-    >>> float(np.mean(np.sign(X @ coef[0] + intercept[0]) == y)) > 0.9
-    True
-    """
-    rows = X if isinstance(X, Rows) else as_rows(X)
-    if sqnorms is None:
-        sqnorms = _SquaredNorms(rows, layout.bias_feature, now=False)
-    if monitor is None:
-        monitor = _Monitor(n_problems=len(plan.seeds), total=plan.n_iter, layout=layout)
-    problem = _Problem(rows, target, weights, plan.lam, layout, sqnorms)
-    check_per_row(rows, targets=target, loss_weights=weights, squared_norms=sqnorms.values)
-    check_linear_state(rows, state.v[c], state.u[c], state.gamma[c], state.ugamma[c],
-                       state.scal[c], _k.N_SCALARS)
-    rng = np.random.default_rng(plan.seeds[c])
-    t = int(state.t[c])
-    if init == "random" and t == 1:
-        _random_init(state.v[c], state.scal[c], plan.radius2 or 1.0 / plan.lam,
-                     layout.bias_feature, rng)
-    avg_start = plan.avg_start(t)
-    stream = IndexStream(sampling, rows.n_rows, rng)
-    k, done, elapsed = plan.batch_size, 0, 0.0
-    while done < plan.n_iter:
-        steps = min(monitor.block(rows.n_rows, k), plan.n_iter - done)
-        idx = stream.take(steps * k)
-        check_draws(idx, rows.n_rows)
-        tic = time.perf_counter()
-        sqnorms.at(idx)
-        t = _k.pegasos_steps(
-            rows.kernel, target, weights, sqnorms.values, idx, k, t, plan.lam,
-            layout.bias_feature, layout.unregularized, plan.radius2, avg_start,
-            state.v[c], state.u[c], state.gamma[c], state.ugamma[c], state.scal[c],
-        )
-        elapsed += time.perf_counter() - tic
-        done += steps
-        check_finite_weights(f"iteration {t - 1}", state.v[c], state.scal[c])
-        state.t[c] = t
-        if monitor.after_block(problem, state, c, done, elapsed):
-            break
-    return done
-
-
-#: What ``objective_history_`` records at each check.
-HISTORY_KEYS = ("t", "primal", "dual", "time")
-
-
-def _new_history():
-    return {key: [] for key in HISTORY_KEYS}
-
-
-class _Monitor:
-    """What happens between compiled calls: tolerance checks, history, verbose lines, callback."""
-
-    def __init__(self, *, n_problems, total, layout, tol=None, track=False, check_every=2.0,
-                 verbose=0, callback=None, history=None):
-        self.tol, self.track, self.verbose, self.callback = tol, track, verbose, callback
-        self.checking = tol is not None or track
-        self.check_every = check_every
-        self.n_problems, self.total, self.layout = n_problems, total, layout
-        self.gaps = [None] * n_problems if self.checking else None
-        self.history = [{key: list(val) for key, val in hist.items()}
-                        for hist in (history or [_new_history() for _ in range(n_problems)])]
-
-    def block(self, n_rows, k):
-        """Iterations per compiled call: ``check_every`` epochs, else ~65,536 examples."""
-        if self.checking:  # (no more than the whole run: check_every may be huge)
-            return max(1, round(min(self.check_every * math.ceil(n_rows / k), self.total)))
-        return max(1, _BLOCK_DRAWS // k)
-
-    def after_block(self, problem, state, c, done, elapsed):
-        """Check, record and report after a compiled call; True to stop (``tol`` met)."""
-        gap, t = None, int(state.t[c])
-        if self.checking:
-            gap = self.gaps[c] = _certificate(problem, state, c)
-            if self.track:
-                for key, val in zip(HISTORY_KEYS, (t - 1, gap.primal, gap.dual, elapsed)):
-                    self.history[c][key].append(val)
-            if self.verbose:
-                print(f"[pegasos] problem {c}: t={t - 1} P={gap.primal:.6g} D={gap.dual:.6g} "
-                      f"rel.gap={gap.relative_gap:.3g} ({elapsed:.2f}s)")
-        if self.callback is not None:
-            coef, intercept = state.model(c, self.layout)
-            self.callback({
-                "problem": c, "n_problems": self.n_problems, "t": t - 1, "iterations": done,
-                "iterations_total": self.total, "seconds": elapsed, "coef": coef.copy(),
-                "intercept": intercept, "gap": gap,
-            })
-        return self.tol is not None and gap.relative_gap <= self.tol
-
-    def histories(self):
-        return [{key: np.asarray(val) for key, val in hist.items()} for hist in self.history]
-
-
-def _warn_unconverged(gaps, tol, T):
-    """A ConvergenceWarning for each problem whose certified gap is still above ``tol``."""
-    for c, gap in enumerate(gaps):
-        if gap is None or gap.relative_gap <= tol:
-            continue
-        which = f" (one-vs-rest problem {c})" if len(gaps) > 1 else ""
-        warnings.warn(
-            f"Pegasos did not reach tol={tol:g} in {T} iterations{which}: the certified relative "
-            f"duality gap is {gap.relative_gap:.3g} (primal {gap.primal:.6g}, dual "
-            f"{gap.dual:.6g}). Scale the features (e.g. StandardScaler), raise n_iter or "
-            "n_epochs, or increase lam.",
-            ConvergenceWarning,
-            stacklevel=5,  # the caller of fit (through _fit_context)
-        )
-
-
-def _check_first_step(rows, sw, lam, k, bias_feature):
-    """Refuse a lambda so small that the first step, of size 1/lam, overflows ||w||^2."""
-    step = float(np.max(sw)) / (lam * k)
-    if step < 1e100:  # (1e100)^2 times a squared norm below 1e108 is finite: no need to look
-        return
-    largest = float(np.max(_k.row_sqnorms(rows.kernel, rows.n_rows), initial=0.0))
-    largest += bias_feature**2
-    if not np.isfinite(largest):
-        raise ValueError(
-            "Floating-point overflow in the rows' squared norms (infinite in float64). "
-            "Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
-        )
-    if not np.isfinite(step * step * largest):
-        floor = float(np.max(sw)) * math.sqrt(largest) / k / 1e150
-        raise ValueError(
-            f"lam={lam:.3g} is too small for this data: the first Pegasos step has size "
-            f"1/lam, and its squared norm overflows float64. Use lam >= {floor:.3g} (or a "
-            "smaller C)."
-        )
-
-
-def _random_init(v, scal, radius2, bias_feature, rng):
-    """A uniform random point of the ball of squared radius ``radius2``."""
-    d = v.shape[0] - 1
-    dims = d + (1 if bias_feature else 0)
-    z = rng.standard_normal(dims)
-    r = math.sqrt(radius2) * rng.random() ** (1.0 / dims)
-    v[:dims] = z * (r / np.linalg.norm(z))
-    scal[_k.A] = 1.0
-    scal[_k.WNORM2] = float(v @ v)
+            warn_unconverged(monitor.gaps, self.tol, plan.n_iter)

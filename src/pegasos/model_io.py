@@ -75,7 +75,7 @@ READABLE_VERSIONS = (1, 2, 3)
 
 def _state_fields():
     """The fields of a linear model's solver state, stored as ``state__FIELD`` arrays."""
-    from .linear import PegasosState
+    from ._solvers.linear import PegasosState
 
     return [field.name for field in dataclasses.fields(PegasosState)]
 
@@ -700,7 +700,7 @@ def _restore_fit(estimator, meta, extras, refuse):
         refuse.check(certificate is None, f"header field 'certificate' is not kept for "
                                           f"{meta['estimator']}")
         return
-    from .linear import PegasosState
+    from ._solvers.linear import PegasosState
 
     n_problems, d = estimator.coef_.shape
     fields = {f: extras.pop(f"state__{f}", None) for f in _state_fields()}

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._numba.linear import dual_cd_pass, expand, margins, row_sqnorms
+from ._numba.linear import LinearData, dual_cd_pass, expand, margins, row_sqnorms
 from ._rows import Rows, as_rows, check_array, check_per_row, check_sparse_structure
 
 INTERCEPT_MODES = (None, "augment", "unregularized")
@@ -156,7 +156,8 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
         # say), and a sorted pass is far less effective; the seed keeps the
         # certificate reproducible.
         order = np.random.default_rng(0).permutation(m)
-        dual_cd_pass(rows.kernel, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale)
+        dual_cd_pass(LinearData(rows.kernel, y, sw, sqnorm), bias_feature, order, alpha, w_alpha,
+                     scale)
         dual = max(dual, alpha.sum() / m - 0.5 * lam * float(w_alpha @ w_alpha))
     return DualityGap(primal=float(primal), dual=float(dual))
 

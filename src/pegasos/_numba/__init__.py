@@ -1,12 +1,22 @@
 """Compiled kernels.
 
-Every Numba function of the library lives in this private package.  The rules
-(see CONTRIBUTING in the README):
+Every Numba function of the library lives in this private package, one module
+per compiled algorithm: :mod:`.linear` (linear Pegasos, its certificate's dual
+pass), :mod:`.kernel_pegasos` (kernel Pegasos and the Perceptron, by chunks),
+:mod:`.sbp` (the SBP), :mod:`.water_filling`, :mod:`.changes` (a step's changes
+merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
+:mod:`.rows`.  The rules (see CONTRIBUTING in the README):
 
-* kernels take NumPy arrays and numbers only -- never an estimator, a string
-  or a callback; options arrive as the named integer constants below;
-* every kernel is compiled through :data:`njit` (``cache=True``, ``nogil=True``
-  and no ``fastmath``, so NaN and inf keep their IEEE meaning);
-* dtypes are fixed by the Python layer: float64 values, and CSR indices as
-  given (int32 or int64), so each kernel compiles at most twice.
+* compiled functions take NumPy arrays, numbers and named tuples of them only
+  (``NamedTuple`` classes defined beside the code that reads them: a plan,
+  a state, the data) -- never an estimator, a string or a callback; options
+  arrive as named integer constants; none takes more than 8 parameters or
+  runs over 60 lines (``tests/test_layout.py``);
+* every function is compiled through :data:`._jit.njit` (``cache=True``,
+  ``nogil=True``); no ``fastmath`` flag that assumes finite values, so NaN
+  and inf keep their IEEE meaning (the RBF's exponential allows ``contract``
+  alone: fused multiply-adds);
+* dtypes are fixed by the Python layer: float64 values (the kernel solvers
+  also keep float32 rows as float32) and CSR indices as given (int32 or
+  int64), so each function compiles once per row layout it meets.
 """

@@ -33,6 +33,7 @@ block ``Z``.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import prange, types
@@ -40,7 +41,15 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 from ._jit import njit, njit_parallel
-from .kernels import LINEAR, POLY, PRECOMPUTED, RBF
+from .kernels import (
+    LINEAR,
+    POLY,
+    PRECOMPUTED,
+    RBF,
+    Points,
+    named_kernel,
+    plain_kernel,
+)
 from .rows import row_axpy
 
 #: Entries per tile (512 kB): rows per tile = TILE_ENTRIES // columns, within
@@ -195,73 +204,114 @@ def exp_in_place(x, scale):
 
 
 @njit
-def transform(out, sq_rows, sq_cols, code, gamma, coef0, degree):
-    """Turn inner products ``out[j, m] = <x_j, z_m>`` into K(x_j, z_m), in place.
+def transform(out, sq_rows, sq_cols, kern):
+    """Turn inner products ``out[j, m] = <x_j, z_m>`` into K(x_j, z_m), in place (no ``bias2``).
 
     ``out`` must be C-contiguous (the RBF's exponential runs over it flat).
 
     One loop per kernel (a branch per entry kept the loop from vectorising).
     """
     n, b = out.shape
-    if code == RBF:
+    gamma, coef0, degree = kern.gamma, kern.coef0, kern.degree
+    if kern.code == RBF:
         for j in range(n):
             sq_j = sq_rows[j]
             for m in range(b):
                 out[j, m] = -gamma * max(sq_j + sq_cols[m] - 2.0 * out[j, m], 0.0)
         exp_in_place(out.reshape(n * b), np.empty(n * b, np.int64))
-    elif code == POLY:
+    elif kern.code == POLY:
         for j in range(n):
             for m in range(b):
                 out[j, m] = (gamma * out[j, m] + coef0) ** degree
-    elif code != LINEAR:
+    elif kern.code != LINEAR:
         for j in range(n):
             for m in range(b):
                 out[j, m] = math.tanh(gamma * out[j, m] + coef0)
 
 
+class Block(NamedTuple):
+    """A block's columns, gathered once: the examples ``idx``, their rows ``Z``
+    (X's dtype, dense), ``Zt = Z.T`` in C order, and their squared norms ``sq_z``."""
+
+    idx: np.ndarray
+    Z: np.ndarray
+    Zt: np.ndarray
+    sq_z: np.ndarray
+
+
 @njit
-def _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree):
-    """K(X[lo:hi], X[idx]) for one tile of rows."""
-    if code == PRECOMPUTED:
-        return gram_columns(rows, lo, hi, idx)
-    out = products(rows, lo, hi, Z, Zt)
-    transform(out, sqnorm[lo:hi], sq_z, code, gamma, coef0, degree)
+def gather_block(points, idx, kern):
+    """The :class:`Block` of the examples ``idx`` (nothing gathered for a Gram matrix)."""
+    if kern.code != PRECOMPUTED:
+        Z = gather(points.rows, idx, points.n_features)
+    else:
+        Z = zeros_like_rows(points.rows, idx.shape[0], 1)
+    return Block(idx, Z, np.ascontiguousarray(Z.T), points.sqnorm[idx])
+
+
+@njit
+def _plain(points, block, kern):
+    """For a ``prange`` body (see :func:`.kernels.plain_kernel`): the rows (an array or
+    the CSR triplet), the other fields of ``points`` and ``block`` as one flat tuple,
+    and the kernel's."""
+    flat = (points.n_features, points.sqnorm, block.idx, block.Z, block.Zt, block.sq_z)
+    return points.rows, flat, plain_kernel(kern)
+
+
+@njit
+def _named(rows, flat, plain_kern):
+    """(points, block, kern) again from :func:`_plain`'s three."""
+    return (Points(rows, flat[0], flat[1]), Block(flat[2], flat[3], flat[4], flat[5]),
+            named_kernel(plain_kern))
+
+
+@njit
+def _tile(points, lo, hi, block, kern):
+    """K(X[lo:hi], X[block.idx]) for one tile of rows (no ``bias2``)."""
+    if kern.code == PRECOMPUTED:
+        return gram_columns(points.rows, lo, hi, block.idx)
+    out = products(points.rows, lo, hi, block.Z, block.Zt)
+    transform(out, points.sqnorm[lo:hi], block.sq_z, kern)
     return out
 
 
 @njit_parallel
-def kernel_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree):
-    """K(X, X[idx]) as an (n, len(idx)) array; ``sqnorm`` holds X's squared row norms."""
-    n = sqnorm.shape[0]
-    b = idx.shape[0]
-    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else zeros_like_rows(rows, b, 1)
-    Zt = np.ascontiguousarray(Z.T)
-    sq_z = sqnorm[idx]
+def kernel_block(points, idx, kern):
+    """K(X, X[idx]) as an (n, len(idx)) array (no ``bias2``)."""
+    n = points.sqnorm.shape[0]
+    rows, flat, plain_kern = _plain(points, gather_block(points, idx, kern), kern)
     out = np.empty((n, idx.shape[0]))
     rows_per = tile_rows(idx.shape[0])
     for tile in prange((n + rows_per - 1) // rows_per):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
-        out[lo:hi] = _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree)
+        out[lo:hi] = _plain_tile(rows, flat, plain_kern, lo, hi)
     return out
 
 
 @njit
-def _add_tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2, delta,
-              g, gram):
+def _plain_tile(rows, flat, plain_kern, lo, hi):
+    """:func:`_tile` of :func:`_plain`'s three (in a ``prange`` body)."""
+    points, block, kern = _named(rows, flat, plain_kern)
+    return _tile(points, lo, hi, block, kern)
+
+
+@njit
+def _add_tile(points, lo, hi, block, kern, delta, g, gram):
     """One tile of :func:`add_block`: ``g[lo:hi] += (K + bias2) @ delta``, and the rows of
     ``gram`` whose example lies in the tile."""
-    K = _tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree)
-    if bias2 != 0.0:
-        K += bias2
+    K = _tile(points, lo, hi, block, kern)
+    if kern.bias2 != 0.0:
+        K += kern.bias2
     g[lo:hi] += np.dot(K, delta)
+    idx = block.idx
     for m in range(idx.shape[0]):
         if lo <= idx[m] < hi:
             gram[m] = K[idx[m] - lo]
 
 
 @njit_parallel
-def add_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree, bias2, delta, g):
+def add_block(points, idx, kern, delta, g):
     """``g += (K(X, X[idx]) + bias2) @ delta`` tile by tile; returns K(X[idx], X[idx]) + bias2.
 
     ``delta`` (len(idx), n_problems), ``g`` (n, n_problems).  The returned
@@ -270,47 +320,59 @@ def add_block(rows, n_features, sqnorm, idx, code, gamma, coef0, degree, bias2, 
     single tile only makes it wait for the other threads (on a busy machine,
     for their time slices).
     """
-    n = sqnorm.shape[0]
+    n = points.sqnorm.shape[0]
     b = idx.shape[0]
-    Z = gather(rows, idx, n_features) if code != PRECOMPUTED else zeros_like_rows(rows, b, 1)
-    Zt = np.ascontiguousarray(Z.T)
-    sq_z = sqnorm[idx]
+    block = gather_block(points, idx, kern)
     rows_per = tile_rows(b)
     n_tiles = (n + rows_per - 1) // rows_per
     gram = np.empty((b, b))
     if n_tiles == 1:
-        _add_tile(rows, 0, n, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2, delta,
-                  g, gram)
+        _add_tile(points, 0, n, block, kern, delta, g, gram)
         return gram
+    rows, flat, plain_kern = _plain(points, block, kern)
     for tile in prange(n_tiles):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
-        _add_tile(rows, lo, hi, sqnorm, idx, Z, Zt, sq_z, code, gamma, coef0, degree, bias2,
-                  delta, g, gram)
+        _plain_add_tile(rows, flat, plain_kern, lo, hi, delta, g, gram)
     return gram
 
 
+@njit
+def _plain_add_tile(rows, flat, plain_kern, lo, hi, delta, g, gram):
+    """:func:`_add_tile` of :func:`_plain`'s three (in a ``prange`` body)."""
+    points, block, kern = _named(rows, flat, plain_kern)
+    _add_tile(points, lo, hi, block, kern, delta, g, gram)
+
+
 @njit_parallel
-def decision_blocks(rows_x, sq_x, rows_sv, sq_sv, n_features, coef, code, gamma, coef0,
-                    degree, tile_rows):
+def decision_blocks(x, sv, coef, kern, tile_rows):
     """``(coef @ K(SV, X)).T``: (n_x, n_problems) decision values without intercept.
 
-    In parallel over tiles of ``tile_rows`` rows of X: each tile is gathered
-    densely, its kernel with every support vector computed as one block, and
-    the sums over the support vectors are one matrix product.
+    ``x`` and ``sv`` are :class:`~.kernels.Points` (the test rows, the
+    support vectors).  In parallel over tiles of ``tile_rows`` rows of X: each
+    tile is gathered densely, its kernel with every support vector computed as
+    one block, and the sums over the support vectors are one matrix product.
     """
-    n_x = sq_x.shape[0]
-    n_sv = sq_sv.shape[0]
+    x_rows, x_sq, n_features = x.rows, x.sqnorm, x.n_features
+    sv_rows, sv_sq, kk = sv.rows, sv.sqnorm, plain_kernel(kern)
+    n_x = x_sq.shape[0]
+    n_sv = sv_sq.shape[0]
     out = np.empty((n_x, coef.shape[0]))
     for tile in prange((n_x + tile_rows - 1) // tile_rows):
         lo = tile * tile_rows
         hi = min(n_x, lo + tile_rows)
         idx = np.arange(lo, hi)
-        Z = gather(rows_x, idx, n_features)
-        K = products(rows_sv, 0, n_sv, Z, np.ascontiguousarray(Z.T))  # (n_sv, tile)
-        transform(K, sq_sv, sq_x[lo:hi], code, gamma, coef0, degree)
+        Z = gather(x_rows, idx, n_features)
+        K = products(sv_rows, 0, n_sv, Z, np.ascontiguousarray(Z.T))  # (n_sv, tile)
+        _plain_transform(K, sv_sq, x_sq[lo:hi], kk)
         out[lo:hi] = np.dot(coef, K).T
     return out
+
+
+@njit
+def _plain_transform(out, sq_rows, sq_cols, plain):
+    """:func:`transform` of a plain kernel tuple (in a ``prange`` body)."""
+    transform(out, sq_rows, sq_cols, named_kernel(plain))
 
 
 def row_products(rows, idx, Z, Zt):
@@ -356,18 +418,19 @@ def _row_products(rows, idx, Z, Zt):
 
 
 @njit
-def pair_block(rows, n_features, sqnorm, idx_a, idx_b, code, gamma, coef0, degree):
-    """K(X[idx_a], X[idx_b]) (len(idx_a), len(idx_b)).
+def pair_block(points, idx_a, idx_b, kern):
+    """K(X[idx_a], X[idx_b]) (len(idx_a), len(idx_b)), no ``bias2``.
 
     The rows ``idx_b`` are copied densely; the rows ``idx_a`` are multiplied
     against them as :func:`row_products` does (CSR rows over their entries).
     """
-    if code == PRECOMPUTED:
+    rows, sqnorm = points.rows, points.sqnorm
+    if kern.code == PRECOMPUTED:
         out = np.empty((idx_a.shape[0], idx_b.shape[0]))
         for m in range(idx_a.shape[0]):
             out[m] = gram_columns(rows, idx_a[m], idx_a[m] + 1, idx_b)[0]
         return out
-    Zb = gather(rows, idx_b, n_features)
+    Zb = gather(rows, idx_b, points.n_features)
     out = row_products(rows, idx_a, Zb, np.ascontiguousarray(Zb.T))
-    transform(out, sqnorm[idx_a], sqnorm[idx_b], code, gamma, coef0, degree)
+    transform(out, sqnorm[idx_a], sqnorm[idx_b], kern)
     return out

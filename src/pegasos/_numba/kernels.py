@@ -14,6 +14,7 @@ With ``PRECOMPUTED`` the "rows" are the rows of a Gram matrix and
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import prange, types
@@ -27,6 +28,35 @@ RBF = 1
 POLY = 2
 SIGMOID = 3
 PRECOMPUTED = 4
+
+
+class Kernel(NamedTuple):
+    """A kernel as the compiled code reads it.
+
+    ``code`` (one of the constants above), ``gamma``, ``coef0``, ``degree``
+    as in :class:`sklearn.svm.SVC`, and ``bias2``: a constant added to every
+    kernel value (the squared intercept feature, 0 for none) where the solvers
+    update their responses.
+    """
+
+    code: int
+    gamma: float
+    coef0: float
+    degree: int
+    bias2: float = 0.0
+
+
+class Points(NamedTuple):
+    """Training or test rows as the compiled code reads them.
+
+    ``rows``: a dense C-ordered (n, d) array or the CSR triplet
+    ``(data, indices, indptr)`` (see :mod:`.rows`); ``n_features``: d;
+    ``sqnorm``: the rows' squared norms (n,) (zeros for a Gram matrix).
+    """
+
+    rows: object
+    n_features: int
+    sqnorm: np.ndarray
 
 
 def gram_entry(rows, j, i):
@@ -49,16 +79,34 @@ def _gram_entry(rows, j, i):
     return impl
 
 
+# Numba's parallel regions (``prange`` bodies) take neither named tuples (its
+# gufunc lowering cannot name their types) nor nested tuples as variables: a
+# parallel function passes flat plain tuples into the region, and the function
+# it calls there names them again.
+
+
 @njit
-def kernel_value(code, dot, sq_a, sq_b, gamma, coef0, degree):
-    """K from the dot product and the squared norms of the two points."""
-    if code == LINEAR:
+def plain_kernel(kern):
+    """``kern`` as a plain tuple, for a ``prange`` body (see :func:`named_kernel`)."""
+    return kern.code, kern.gamma, kern.coef0, kern.degree, kern.bias2
+
+
+@njit
+def named_kernel(plain):
+    """The :class:`Kernel` of :func:`plain_kernel`'s tuple."""
+    return Kernel(plain[0], plain[1], plain[2], plain[3], plain[4])
+
+
+@njit
+def kernel_value(kern, dot, sq_a, sq_b):
+    """K from the dot product and the squared norms of the two points (no ``bias2``)."""
+    if kern.code == LINEAR:
         return dot
-    if code == RBF:
-        return math.exp(-gamma * max(sq_a + sq_b - 2.0 * dot, 0.0))
-    if code == POLY:
-        return (gamma * dot + coef0) ** degree
-    return math.tanh(gamma * dot + coef0)
+    if kern.code == RBF:
+        return math.exp(-kern.gamma * max(sq_a + sq_b - 2.0 * dot, 0.0))
+    if kern.code == POLY:
+        return (kern.gamma * dot + kern.coef0) ** kern.degree
+    return math.tanh(kern.gamma * dot + kern.coef0)
 
 
 @njit
@@ -69,26 +117,34 @@ def _spread(rows, i, n_features):
 
 
 @njit_parallel
-def kernel_column(rows, n_features, i, sqnorm, code, gamma, coef0, degree, out):
-    """out[j] = K(x_i, x_j) for every row j."""
+def kernel_column(points, i, kern, out):
+    """out[j] = K(x_i, x_j) for every row j (no ``bias2``)."""
+    rows, sqnorm, kk = points.rows, points.sqnorm, plain_kernel(kern)
     n = out.shape[0]
-    if code == PRECOMPUTED:
+    if kern.code == PRECOMPUTED:
         for j in prange(n):
             out[j] = gram_entry(rows, j, i)
         return
-    buf = _spread(rows, i, n_features)
+    buf = _spread(rows, i, points.n_features)
     sq_i = sqnorm[i]
     for j in prange(n):
-        out[j] = kernel_value(code, row_dot(rows, j, buf), sq_i, sqnorm[j], gamma, coef0, degree)
+        out[j] = _value(kk, row_dot(rows, j, buf), sq_i, sqnorm[j])
 
 
 @njit
-def kernel_diagonal(rows, sqnorm, code, gamma, coef0, degree, n):
-    """K(x_i, x_i) for every row."""
-    out = np.empty(n)
-    for i in range(n):
-        if code == PRECOMPUTED:
-            out[i] = gram_entry(rows, i, i)
+def _value(plain, dot, sq_a, sq_b):
+    """:func:`kernel_value` of a plain kernel tuple (in a ``prange`` body)."""
+    return kernel_value(named_kernel(plain), dot, sq_a, sq_b)
+
+
+@njit
+def kernel_diagonal(points, kern):
+    """K(x_i, x_i) for every row (no ``bias2``)."""
+    sqnorm = points.sqnorm
+    out = np.empty(sqnorm.shape[0])
+    for i in range(sqnorm.shape[0]):
+        if kern.code == PRECOMPUTED:
+            out[i] = gram_entry(points.rows, i, i)
         else:
-            out[i] = kernel_value(code, sqnorm[i], sqnorm[i], sqnorm[i], gamma, coef0, degree)
+            out[i] = kernel_value(kern, sqnorm[i], sqnorm[i], sqnorm[i])
     return out

@@ -24,6 +24,8 @@ Pegasos builds implicitly, the best certificate of optimality we have (see
 ``pegasos.objective``).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import njit
@@ -48,9 +50,56 @@ MIN_SCALE = 1e-9
 FOLD_RATIO = 4.0
 
 
+class LinearData(NamedTuple):
+    """One binary problem's data: ``rows`` (dense array or CSR triplet), targets
+    ``y`` (n,) in {-1, +1}, loss weights ``sw`` (n,), and ``sqnorm`` (n,):
+    ||x_i||^2 + bias_feature^2, read only at the rows drawn (see
+    :func:`fill_sqnorms_at`)."""
+
+    rows: object
+    y: np.ndarray
+    sw: np.ndarray
+    sqnorm: np.ndarray
+
+
+class LinearPlan(NamedTuple):
+    """The settings of :func:`pegasos_steps`.
+
+    ``k``: the mini-batch size; ``lam``: lambda > 0; ``bias_feature``: the
+    value of the augmented constant feature (0 = none); ``unreg_bias``: learn
+    an unregularised intercept ``scal[BIAS]``; ``radius2``: the squared radius
+    of the projection ball (0 = none); ``avg_start``: iterates of steps t >=
+    avg_start enter the average; ``every``: add every example of a batch,
+    violator or not (the step of a distributed fit, whose one row is the
+    violators' sum its partitions computed; see ``pegasos.dask_backend``).
+    """
+
+    k: int
+    lam: float
+    bias_feature: float
+    unreg_bias: bool
+    radius2: float
+    avg_start: int
+    every: bool
+
+
+class LinearState(NamedTuple):
+    """The weights ``v`` and lazy-average ``u`` (d+1,), the expansion
+    coefficients of v in the training rows ``gamma`` and their lazy average
+    ``ugamma`` (n,; empty arrays not to keep them), and the scalars ``scal``
+    (N_SCALARS,), all updated in place."""
+
+    v: np.ndarray
+    u: np.ndarray
+    gamma: np.ndarray
+    ugamma: np.ndarray
+    scal: np.ndarray
+
+
 @njit(inline="always")
-def _fold_average(beta, v, u, gamma, ugamma):
+def _fold_average(beta, state):
     """u += beta * v and ugamma += beta * gamma (the caller then sets beta = 0)."""
+    v, u, gamma, ugamma = state.v, state.u, state.gamma, state.ugamma
     for j in range(v.shape[0]):
         u[j] += beta * v[j]
     for j in range(gamma.shape[0]):
@@ -89,53 +138,116 @@ def fill_sqnorms_at(rows, sqnorm, idx, bias_feature):
             sqnorm[i] = row_sqnorm(rows, i) + bias_feature * bias_feature
 
 
+@njit(inline="always")
+def _batch_violators(data, plan, v, a, b, batch, viol):
+    """Margins of the batch with w_t = a v (and b): the violators in ``viol[1:]``.
+
+    Returns (count, the first violator, its raw product <x, v>): the first
+    stays in scalars, so that for k = 1 (the default) no array is touched.
+    """
+    d = v.shape[0] - 1
+    nv = 0
+    viol0 = 0
+    raw0 = 0.0
+    for j in range(batch.shape[0]):
+        i = batch[j]
+        r = row_dot(data.rows, i, v) + v[d] * plan.bias_feature
+        if plan.every or data.y[i] * (a * r + b) < 1.0:
+            if nv == 0:
+                viol0 = i
+                raw0 = r
+            else:
+                viol[nv] = i
+            nv += 1
+    return nv, viol0, raw0
+
+
+@njit(inline="always")
+def _restart(state, beta, n_fold):
+    """Step 1: (1 - eta_1 lam) w = 0.  Folds v into the average first; (beta, n_fold)."""
+    if beta != 0.0:
+        _fold_average(beta, state)
+        beta = 0.0
+        n_fold = 0.0
+    state.v[:] = 0.0
+    if state.gamma.shape[0] > 0:
+        state.gamma[:] = 0.0
+    return beta, n_fold
+
+
+@njit(inline="always")
+def _add_violators(data, plan, state, violators, eta_over_k, a, wnorm2, beta):
+    """Add (eta/k) s_i y_i x_i for each violator to w = a v, and to gamma; ``violators`` =
+    (count, the first violator, its raw product, the others in ``viol[1:count]``).
+    Returns (||w||^2, the sum of the steps)."""
+    nv, viol0, raw0, viol = violators
+    v, u, gamma, ugamma = state.v, state.u, state.gamma, state.ugamma
+    d = v.shape[0] - 1
+    bias_feature = plan.bias_feature
+    keep_gamma = gamma.shape[0] > 0
+    bias_step = 0.0
+    for j in range(nv):
+        if j == 0:  # v is unchanged since the margin was taken (zero after a reset)
+            i = viol0
+            r = raw0
+        else:
+            i = viol[j]
+            r = row_dot(data.rows, i, v) + v[d] * bias_feature
+        c = eta_over_k * data.y[i] * data.sw[i]
+        wnorm2 += c * c * data.sqnorm[i] + 2.0 * a * c * r
+        ca = c / a
+        row_axpy(data.rows, i, ca, v)
+        v[d] += ca * bias_feature
+        if keep_gamma:
+            gamma[i] += ca
+        if beta != 0.0:
+            row_axpy(data.rows, i, -beta * ca, u)
+            u[d] -= beta * ca * bias_feature
+            if keep_gamma:
+                ugamma[i] -= beta * ca
+        bias_step += c
+    return wnorm2, bias_step
+
+
+@njit(inline="always")
+def _project(radius2, state, a, wnorm2, beta, n_fold):
+    """Overflow, the projection onto ||w||^2 <= radius2, and the rescaling of a scale
+    below MIN_SCALE into v.  Returns (a, ||w||^2, beta, n_fold)."""
+    if wnorm2 < 0.0:
+        wnorm2 = 0.0
+    elif wnorm2 == np.inf:
+        # ||w||^2 overflowed: the projection would scale w to exactly 0 and
+        # hide it.  A NaN scale makes the caller's finite check report it.
+        a = np.nan
+    if radius2 > 0.0 and wnorm2 > radius2:
+        a *= np.sqrt(radius2 / wnorm2)
+        wnorm2 = radius2
+    if a < MIN_SCALE:
+        # Fold the scale into v (and gamma), and the average's v-part into
+        # u, so that beta restarts from 0 instead of growing as beta / a.
+        _fold_average(beta, state)
+        beta = 0.0
+        n_fold = 0.0
+        v, gamma = state.v, state.gamma
+        s = 0.0
+        for j in range(v.shape[0]):
+            v[j] *= a
+            s += v[j] * v[j]
+        for j in range(gamma.shape[0]):
+            gamma[j] *= a
+        a = 1.0
+        wnorm2 = s
+    return a, wnorm2, beta, n_fold
+
+
 @njit
-def pegasos_steps(
-    rows,
-    y,
-    sw,
-    sqnorm,
-    idx,
-    k,
-    t,
-    lam,
-    bias_feature,
-    unreg_bias,
-    radius2,
-    avg_start,
-    v,
-    u,
-    gamma,
-    ugamma,
-    scal,
-    every=False,
-):
-    """Run ``len(idx) // k`` Pegasos iterations, the first one being step ``t``.
+def pegasos_steps(data, plan, state, idx, t):
+    """Run ``len(idx) // plan.k`` Pegasos iterations, the first one being step ``t``.
 
-    Parameters
-    ----------
-    rows : dense (n, d) array or CSR tuple (see :mod:`.rows`).
-    y : (n,) float64 in {-1, +1};  sw : (n,) float64 loss weights s_i.
-    sqnorm : (n,) float64, ||x_i||^2 + bias_feature^2; only the entries of
-        the rows in ``idx`` are read (see :func:`fill_sqnorms_at`).
-    idx : (T*k,) int64, the examples of each mini-batch, batch after batch.
-    k : mini-batch size;  t : 1-based step counter of the first iteration.
-    lam : regularisation lambda > 0.
-    bias_feature : value of the augmented constant feature (0 = none).
-    unreg_bias : 1 to learn an unregularised intercept ``scal[BIAS]``.
-    radius2 : squared radius of the projection ball (0 = no projection).
-    avg_start : iterates w_{t+1} of steps t >= avg_start enter the average.
-    v, u : (d+1,) float64 weight and lazy-average vectors, updated in place.
-    gamma, ugamma : (n,) float64 expansion coefficients of v and their lazy
-        average, updated in place; pass empty arrays not to keep them.
-    scal : (N_SCALARS,) float64 scalar state, updated in place.
-    every : True to add every example of a batch, violator or not: the step
-        of a distributed fit, whose one row is the violators' sum that its
-        partitions computed (see ``pegasos.dask_backend``).
-
-    Returns
-    -------
-    t : the step counter after the last iteration.
+    ``data`` (:class:`LinearData`), ``plan`` (:class:`LinearPlan`), ``state``
+    (:class:`LinearState`, updated in place); ``idx`` (T*k,) int64: the
+    examples of each mini-batch, batch after batch.  Returns the step
+    counter after the last iteration.
 
     Each iteration: margins of the whole batch with w_t; shrink by
     (1 - 1/t) = 1 - eta_t*lam (exactly 0 at t = 1: w is reset, as the paper's
@@ -143,115 +255,40 @@ def pegasos_steps(
     the unregularised bias step, the projection onto ||w||^2 <= radius2, and
     the running average.
     """
-    d = v.shape[0] - 1
-    a = scal[A]
-    wnorm2 = scal[WNORM2]
-    b = scal[BIAS]
-    beta = scal[BETA]
-    n_avg = scal[N_AVG]
-    b_sum = scal[BIAS_SUM]
-    n_fold = scal[N_FOLD]
-    keep_gamma = gamma.shape[0] > 0
+    scal = state.scal
+    a, wnorm2, b = scal[A], scal[WNORM2], scal[BIAS]
+    beta, n_avg, b_sum, n_fold = scal[BETA], scal[N_AVG], scal[BIAS_SUM], scal[N_FOLD]
+    k = plan.k
     viol = np.empty(k, np.int64)
-    n_steps = idx.shape[0] // k
-    inv_lam_k = 1.0 / (lam * k)
-    for step in range(n_steps):
+    inv_lam_k = 1.0 / (plan.lam * k)
+    for step in range(idx.shape[0] // k):
         inv_t = 1.0 / t
-        # Margins of the batch with w_t.  The first violator stays in scalars
-        # (for k = 1, the default, the batch arrays are never touched).
-        nv = 0
-        viol0 = 0
-        raw0 = 0.0
-        for j in range(k):
-            i = idx[step * k + j]
-            r = row_dot(rows, i, v) + v[d] * bias_feature
-            if every or y[i] * (a * r + b) < 1.0:
-                if nv == 0:
-                    viol0 = i
-                    raw0 = r
-                else:
-                    viol[nv] = i
-                nv += 1
+        nv, viol0, raw0 = _batch_violators(data, plan, state.v, a, b,
+                                           idx[step * k : (step + 1) * k], viol)
         shrink = 1.0 - inv_t  # = 1 - eta_t * lam, exactly 0 at t = 1
-        eta_over_k = inv_t * inv_lam_k
         if shrink == 0.0:
-            # t = 1: (1 - eta_1 lam) w = 0.  Fold v into the average first.
-            if beta != 0.0:
-                _fold_average(beta, v, u, gamma, ugamma)
-                beta = 0.0
-                n_fold = 0.0
-            v[:] = 0.0
-            if keep_gamma:
-                gamma[:] = 0.0
-            a = 1.0
-            wnorm2 = 0.0
+            beta, n_fold = _restart(state, beta, n_fold)
+            a, wnorm2, raw0 = 1.0, 0.0, 0.0
         else:
             a *= shrink
             wnorm2 *= shrink * shrink
-        bias_step = 0.0
-        for j in range(nv):
-            if j == 0:
-                # v is unchanged since the margin was taken (zero after a reset)
-                i = viol0
-                r = raw0 if shrink != 0.0 else 0.0
-            else:
-                i = viol[j]
-                r = row_dot(rows, i, v) + v[d] * bias_feature
-            c = eta_over_k * y[i] * sw[i]
-            wnorm2 += c * c * sqnorm[i] + 2.0 * a * c * r
-            ca = c / a
-            row_axpy(rows, i, ca, v)
-            v[d] += ca * bias_feature
-            if keep_gamma:
-                gamma[i] += ca
-            if beta != 0.0:
-                row_axpy(rows, i, -beta * ca, u)
-                u[d] -= beta * ca * bias_feature
-                if keep_gamma:
-                    ugamma[i] -= beta * ca
-            bias_step += c
-        if unreg_bias:
+        wnorm2, bias_step = _add_violators(data, plan, state, (nv, viol0, raw0, viol),
+                                           inv_t * inv_lam_k, a, wnorm2, beta)
+        if plan.unreg_bias:
             b += bias_step
-        if wnorm2 < 0.0:
-            wnorm2 = 0.0
-        elif wnorm2 == np.inf:
-            # ||w||^2 overflowed: the projection would scale w to exactly 0 and
-            # hide it.  A NaN scale makes the caller's finite check report it.
-            a = np.nan
-        if radius2 > 0.0 and wnorm2 > radius2:
-            a *= np.sqrt(radius2 / wnorm2)
-            wnorm2 = radius2
-        if a < MIN_SCALE:
-            # Fold the scale into v (and gamma), and the average's v-part into
-            # u, so that beta restarts from 0 instead of growing as beta / a.
-            _fold_average(beta, v, u, gamma, ugamma)
-            beta = 0.0
-            n_fold = 0.0
-            s = 0.0
-            for j in range(d + 1):
-                v[j] *= a
-                s += v[j] * v[j]
-            for j in range(gamma.shape[0]):
-                gamma[j] *= a
-            a = 1.0
-            wnorm2 = s
-        if t >= avg_start:
+        a, wnorm2, beta, n_fold = _project(plan.radius2, state, a, wnorm2, beta, n_fold)
+        if t >= plan.avg_start:
             beta += a
             n_avg += 1.0
             n_fold += 1.0
             b_sum += b
             if beta > FOLD_RATIO * a * n_fold:
-                _fold_average(beta, v, u, gamma, ugamma)
+                _fold_average(beta, state)
                 beta = 0.0
                 n_fold = 0.0
         t += 1
-    scal[A] = a
-    scal[WNORM2] = wnorm2
-    scal[BIAS] = b
-    scal[BETA] = beta
-    scal[N_AVG] = n_avg
-    scal[BIAS_SUM] = b_sum
-    scal[N_FOLD] = n_fold
+    scal[A], scal[WNORM2], scal[BIAS] = a, wnorm2, b
+    scal[BETA], scal[N_AVG], scal[BIAS_SUM], scal[N_FOLD] = beta, n_avg, b_sum, n_fold
     return t
 
 
@@ -276,15 +313,16 @@ def expand(rows, coef, bias_feature, out):
 
 
 @njit
-def dual_cd_pass(rows, y, sw, sqnorm, bias_feature, order, alpha, w_alpha, scale):
+def dual_cd_pass(data, bias_feature, order, alpha, w_alpha, scale):
     """One pass of dual coordinate ascent (Hsieh et al. 2008) over the rows in ``order``.
 
     Maximises ``D(alpha) = sum(alpha)/m - lam/2 ||w_alpha||^2`` over the box
     ``0 <= alpha_i <= s_i``, with ``w_alpha = scale * sum_i alpha_i y_i x_i``
     and ``scale = 1/(lam m)``, kept up to date in place.  Each coordinate
     step is exact: ``alpha_i += (1 - y_i x_i.w_alpha) / (scale * ||x_i||^2)``,
-    clipped to the box.
+    clipped to the box.  ``data`` is a :class:`LinearData`.
     """
+    rows, y, sw, sqnorm = data
     d = w_alpha.shape[0] - 1
     for i in order:
         q = scale * sqnorm[i]

@@ -1,0 +1,412 @@
+"""Mini-batch kernelized Pegasos and the kernel Perceptron, every one-vs-rest
+problem trained at once, on the blocked engine (:mod:`.blocks`).
+
+Both keep the *responses* of the training points for every problem, so that
+a margin costs O(1).  The model of problem c is ``w_c = s_c * sum_l a[l, c]
+phi(x_l)`` with signed coefficients (the label is inside) and a scale ``s_c``;
+the responses are ``g[j, c] = sum_l a[l, c] K(x_l, x_j)``, so ``<w_c,
+phi(x_j)> = s_c * g[j, c]``.  A step changes the model at the examples that
+violate in any problem (merged by :mod:`.changes`).  The draws do not depend
+on the model, so only the rows drawn in a chunk of about :data:`CHUNK_DRAWS`
+draws are kept current (:class:`Chunk`), and every row is brought up to date
+once per chunk with one block of all the chunk's changed examples
+(:func:`flush_chunk`).  Kernel evaluations are counted and returned.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._jit import njit
+from .blocks import add_block, pair_block
+from .changes import clear, merge, new_changes
+
+PEGASOS = 0
+PERCEPTRON = 1
+
+# rows of the scalar state (ResponseState.scal): one column per binary problem
+S = 0  # global scale s
+W2 = 1  # ||w||^2
+BETA = 2  # lazy average: sum of averaged iterates' coefficients = u + beta * a
+N_AVG = 3
+N_FOLD = 4
+N_SCALARS = 5
+
+MIN_SCALE = 1e-9
+FOLD_RATIO = 4.0
+
+#: Draws in a chunk (see :func:`kernel_pegasos_blocks`).
+CHUNK_DRAWS = 256
+
+# the chunk's counters (Chunk.counts)
+N_ROWS = 0
+N_COLS = 1
+
+
+class ResponseData(NamedTuple):
+    """The training problem: ``points`` (:class:`~.kernels.Points`), K(x_i, x_i)
+    with the kernel's ``bias2`` (``diag``), targets ``Y`` (n, n_problems) in
+    {-1, +1} and loss weights ``sw`` (n,)."""
+
+    points: object
+    diag: np.ndarray
+    Y: np.ndarray
+    sw: np.ndarray
+
+
+class ResponsePlan(NamedTuple):
+    """The settings: batch size ``k``, ``lam``, the squared projection radius
+    ``radius2`` (0 = off), ``mode`` (PEGASOS or PERCEPTRON), the first
+    averaged step ``avg_start``, and ``max_cols``: the most rows copied
+    densely at once."""
+
+    k: int
+    lam: float
+    radius2: float
+    mode: int
+    avg_start: int
+    max_cols: int
+
+
+class ResponseState(NamedTuple):
+    """Coefficients ``a``, responses ``g`` and lazy-average vectors ``u`` (n,
+    n_problems), and the scalars ``scal`` (N_SCALARS, n_problems), updated in
+    place.  The averaged coefficients are (u + scal[BETA] a) / scal[N_AVG]."""
+
+    a: np.ndarray
+    g: np.ndarray
+    u: np.ndarray
+    scal: np.ndarray
+
+
+class Chunk(NamedTuple):
+    """The rows drawn in the current chunk and the examples changed in it.
+
+    ``chunk_rows[:counts[N_ROWS]]`` are the examples drawn so far (``local``
+    maps an example to its position there, -1 outside),
+    ``col_rows[:counts[N_COLS]]`` those whose coefficients changed
+    (``column`` likewise), ``kc[r, q]`` the augmented kernel between chunk row
+    r and column q, ``pending[q]`` the change of column q's coefficients not
+    yet in the responses ``g``, ``gl[r]`` chunk row r's current responses.
+    """
+
+    local: np.ndarray
+    column: np.ndarray
+    chunk_rows: np.ndarray
+    col_rows: np.ndarray
+    kc: np.ndarray
+    pending: np.ndarray
+    gl: np.ndarray
+    counts: np.ndarray
+
+
+@njit
+def chunk_steps(k, max_cols):
+    """Iterations per chunk for batches of k: CHUNK_DRAWS draws (at most max_cols), at least one."""
+    return max(1, min(CHUNK_DRAWS, max_cols) // k)
+
+
+@njit
+def new_chunk(n, n_problems, k, max_cols):
+    """An empty :class:`Chunk` for n examples and batches of k."""
+    cap = chunk_steps(k, max_cols) * k
+    return Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
+                 np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
+                 np.zeros((cap, n_problems)), np.zeros(2, np.int64))
+
+
+@njit
+def _fold(c, beta, a, u):
+    """u[:, c] += beta * a[:, c]: bring problem c's lazy average up to date."""
+    for j in range(a.shape[0]):
+        u[j, c] += beta * a[j, c]
+
+
+@njit
+def _violators(batch, data, chunk, scal, mode, step_size, changes):
+    """The batch's margin violators, merged by example into ``changes``.
+
+    Judges every drawn example against every problem with the current
+    iterate (example i's responses are ``chunk.gl[chunk.local[i]]``); a
+    violating draw adds step * y * weight (in units of w).  Returns the number
+    of distinct violators.
+    """
+    Y, sw, gl, local = data.Y, data.sw, chunk.gl, chunk.local
+    count = 0
+    for j in range(batch.shape[0]):
+        i = batch[j]
+        for c in range(Y.shape[1]):
+            margin = Y[i, c] * scal[S, c] * gl[local[i], c]
+            if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
+                count = merge(changes, i, c, step_size * Y[i, c] * sw[i], count)
+    return count
+
+
+@njit
+def _shrink(t, state):
+    """Pegasos' (1 - 1/t) on every problem; t = 1 starts from w = 0."""
+    a, g, u, scal = state
+    shrink = 1.0 - 1.0 / t
+    for c in range(scal.shape[1]):
+        if shrink == 0.0:
+            if scal[BETA, c] != 0.0:
+                _fold(c, scal[BETA, c], a, u)
+                scal[BETA, c] = 0.0
+                scal[N_FOLD, c] = 0.0
+            a[:, c] = 0.0
+            g[:, c] = 0.0
+            scal[S, c] = 1.0
+            scal[W2, c] = 0.0
+        else:
+            scal[S, c] *= shrink
+            scal[W2, c] *= shrink * shrink
+
+
+@njit
+def _project(c, w2, plan, state):
+    """Problem c's overflow check, projection and rescaling; returns (s, ||w||^2, factor):
+    the factor by which a rescaling multiplied a[:, c] and g[:, c] (1.0 for none)."""
+    a, g, u, scal = state
+    s = scal[S, c]
+    if w2 < 0.0:
+        w2 = 0.0
+    elif not w2 < np.inf:  # inf, or inf - inf between the terms of a block
+        s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
+    factor = 1.0
+    if plan.mode == PEGASOS:
+        if plan.radius2 > 0.0 and w2 > plan.radius2:
+            s *= math.sqrt(plan.radius2 / w2)
+            w2 = plan.radius2
+        if s < MIN_SCALE:
+            _fold(c, scal[BETA, c], a, u)
+            scal[BETA, c] = 0.0
+            scal[N_FOLD, c] = 0.0
+            for j in range(a.shape[0]):
+                a[j, c] *= s
+                g[j, c] *= s
+            factor = s
+            s = 1.0
+    return s, w2, factor
+
+
+@njit
+def _finish_step(t, c, w2, plan, state):
+    """Problem c after its step: overflow, projection, rescaling, averaging.
+
+    Returns the factor by which a rescaling multiplied a[:, c] and g[:, c]
+    (1.0 when there was none)."""
+    a, _, u, scal = state
+    s, w2, factor = _project(c, w2, plan, state)
+    scal[S, c] = s
+    scal[W2, c] = w2
+    if t >= plan.avg_start:
+        scal[BETA, c] += s
+        scal[N_AVG, c] += 1.0
+        scal[N_FOLD, c] += 1.0
+        if scal[BETA, c] > FOLD_RATIO * s * scal[N_FOLD, c]:
+            _fold(c, scal[BETA, c], a, u)
+            scal[BETA, c] = 0.0
+            scal[N_FOLD, c] = 0.0
+    return factor
+
+
+@njit
+def cross_block(points, kern, idx_a, idx_b, max_cols):
+    """K(X[idx_a], X[idx_b]) + bias2, the rows ``idx_b`` copied at most ``max_cols`` at a time."""
+    out = np.empty((idx_a.shape[0], idx_b.shape[0]))
+    for start in range(0, idx_b.shape[0], max_cols):
+        stop = min(idx_b.shape[0], start + max_cols)
+        out[:, start:stop] = pair_block(points, idx_a, idx_b[start:stop], kern) + kern.bias2
+    return out
+
+
+@njit
+def _admit(items, position, listed, count):
+    """Append to ``listed[:count]`` the items not yet in it (``position[i] < 0``),
+    recording each one's position; returns the new count."""
+    for j in range(items.shape[0]):
+        i = items[j]
+        if position[i] < 0:
+            position[i] = count
+            listed[count] = i
+            count += 1
+    return count
+
+
+@njit
+def _join(points, kern, max_cols, batch, g, chunk):
+    """Bring the batch's examples into the chunk: responses ``g`` plus the chunk's
+    pending changes.  Returns kernel evaluations."""
+    counts, gl = chunk.counts, chunk.gl
+    first = counts[N_ROWS]
+    n_rows = counts[N_ROWS] = _admit(batch, chunk.local, chunk.chunk_rows, first)
+    gl[first:n_rows] = g[chunk.chunk_rows[first:n_rows]]
+    n_cols = counts[N_COLS]
+    if n_rows == first or n_cols == 0:
+        return 0
+    block = cross_block(points, kern, chunk.chunk_rows[first:n_rows], chunk.col_rows[:n_cols],
+                        max_cols)
+    chunk.kc[first:n_rows, :n_cols] = block
+    gl[first:n_rows] += np.dot(block, chunk.pending[:n_cols])
+    return (n_rows - first) * n_cols
+
+
+@njit
+def _new_columns(points, kern, max_cols, members, chunk):
+    """Give the members that have no column in the chunk one: their kernel with
+    every chunk row.  Returns kernel evaluations."""
+    counts = chunk.counts
+    first = counts[N_COLS]
+    n_cols = counts[N_COLS] = _admit(members, chunk.column, chunk.col_rows, first)
+    chunk.pending[first:n_cols] = 0.0
+    n_rows = counts[N_ROWS]
+    if n_cols > first:
+        chunk.kc[:n_rows, first:n_cols] = cross_block(
+            points, kern, chunk.chunk_rows[:n_rows], chunk.col_rows[first:n_cols], max_cols)
+    return n_rows * (n_cols - first)
+
+
+@njit
+def _chunk_norms(members, coef_w, scale, w2_new, chunk):
+    """``w2_new`` (||w||^2 on entry) becomes ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>,
+    with <w, phi(x_i)> = scale * gl from the chunk rows' responses and <dw, dw>
+    from their kernel values (``coef_w`` in units of w at ``members``)."""
+    local, column, kc, gl = chunk.local, chunk.column, chunk.kc, chunk.gl
+    count = members.shape[0]
+    for c in range(scale.shape[0]):
+        lin = 0.0
+        quad = 0.0
+        for m in range(count):
+            row = local[members[m]]
+            lin += coef_w[m, c] * gl[row, c]
+            inner = 0.0
+            for q in range(count):
+                inner += kc[row, column[members[q]]] * coef_w[q, c]
+            quad += coef_w[m, c] * inner
+        w2_new[c] += 2.0 * scale[c] * lin + quad
+
+
+@njit
+def _chunk_step(members, coef_w, w2_new, state, chunk):
+    """Add ``coef_w`` (in units of w) at ``members`` to every problem, within the chunk.
+
+    ``w2_new`` as :func:`_chunk_norms`.  The chunk rows' responses are
+    updated at once; the other rows' wait in ``pending``.  A problem with
+    ``scal[BETA, c] != 0`` keeps its lazy average ``u`` in step.
+    """
+    a, _, u, scal = state
+    scale, beta = scal[S], scal[BETA]
+    _chunk_norms(members, coef_w, scale, w2_new, chunk)
+    pending, gl, kc, n_rows = chunk.pending, chunk.gl, chunk.kc, chunk.counts[N_ROWS]
+    for m in range(members.shape[0]):
+        i = members[m]
+        q = chunk.column[i]
+        for c in range(scale.shape[0]):
+            delta = coef_w[m, c] / scale[c]
+            if delta == 0.0:
+                continue
+            pending[q, c] += delta
+            a[i, c] += delta
+            if beta[c] != 0.0:
+                u[i, c] -= beta[c] * delta
+            for r in range(n_rows):
+                gl[r, c] += kc[r, q] * delta
+
+
+@njit
+def flush_chunk(points, kern, max_cols, g, chunk):
+    """The chunk's pending changes into every row's responses, by kernel blocks of at
+    most ``max_cols`` columns (:func:`.blocks.add_block`); empties the chunk.
+    Returns kernel evaluations."""
+    counts = chunk.counts
+    n_cols = counts[N_COLS]
+    for start in range(0, n_cols, max_cols):
+        stop = min(n_cols, start + max_cols)
+        add_block(points, chunk.col_rows[start:stop], kern, chunk.pending[start:stop], g)
+    for r in range(counts[N_ROWS]):
+        chunk.local[chunk.chunk_rows[r]] = -1
+    for q in range(n_cols):
+        chunk.column[chunk.col_rows[q]] = -1
+    counts[:] = 0
+    return g.shape[0] * n_cols
+
+
+@njit
+def _step(t, batch, data, kern, plan, state, chunk, changes):
+    """Iteration t on the batch: margins, shrink, the violators' columns and step,
+    projection and averaging.  Returns kernel evaluations."""
+    points, max_cols, scal = data.points, plan.max_cols, state.scal
+    evals = _join(points, kern, max_cols, batch, state.g, chunk)
+    step_size = 1.0 / (plan.lam * plan.k) / t if plan.mode == PEGASOS else 1.0
+    count = _violators(batch, data, chunk, scal, plan.mode, step_size, changes)
+    if plan.mode == PEGASOS:
+        _shrink(t, state)
+        if t == 1:  # w = 0: the chunk's responses and changes go with it
+            chunk.gl[:] = 0.0
+            chunk.pending[:] = 0.0
+    clear(changes, count)
+    w2_new = scal[W2].copy()
+    if count:
+        members = changes.members[:count]
+        evals += _new_columns(points, kern, max_cols, members, chunk)
+        _chunk_step(members, changes.coef_w[:count], w2_new, state, chunk)
+    for c in range(scal.shape[1]):
+        factor = _finish_step(t, c, w2_new[c], plan, state)
+        if factor != 1.0:
+            chunk.gl[: chunk.counts[N_ROWS], c] *= factor
+            chunk.pending[: chunk.counts[N_COLS], c] *= factor
+    return evals
+
+
+@njit
+def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t, finish):
+    """Run ``len(idx) // plan.k`` iterations of mini-batch kernel Pegasos (or the
+    kernel Perceptron) on every one-vs-rest problem at once.
+
+    Each iteration draws the k examples ``idx[step*k:(step+1)*k]``, judges
+    their margins with w_t on every problem, and changes the coefficients of
+    the union of the problems' violators.
+
+    ``plan.mode == PEGASOS``: the linear algorithm of ``linear.pegasos_steps``
+    in the dual representation -- shrink by (1 - 1/t), add (1/(lam t k)) s_i
+    y_i phi(x_i) for each violator (y_i <w, phi(x_i)> < 1), project onto
+    ||w||^2 <= radius2 (0 = off).  ``PERCEPTRON``: add y_i phi(x_i) whenever
+    y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
+
+    **Chunks.**  The iterations are grouped in chunks of :func:`chunk_steps`
+    (t = 1..P, P+1..2P, ...; about CHUNK_DRAWS draws).  Within a chunk only
+    the rows drawn in it are kept current (``chunk``: their kernel values
+    with the chunk's changed examples, computed as rows join and as examples
+    change); at the chunk's end the changes reach every row's responses in
+    one block of all the chunk's changed examples (:func:`flush_chunk`), a
+    matrix product of up to CHUNK_DRAWS columns where a step alone had k:
+    one pass over X for the whole chunk.  Every margin is the exact one of
+    the step's iterate, so the iterates are those of the step-by-step
+    algorithm up to rounding.  The chunk is kept across calls (chunk
+    boundaries depend on t alone, so splitting a run into calls does not
+    change a bit); ``finish`` empties it at the end of the call.
+
+    ``data`` (:class:`ResponseData`), ``kern`` (:class:`~.kernels.Kernel`:
+    ``bias2`` is added to every kernel value, an augmented constant feature,
+    the intercept), ``plan`` (:class:`ResponsePlan`), ``state``
+    (:class:`ResponseState`, updated in place: ``<w_c, phi(x_j)> = scal[S, c]
+    * g[j, c]`` once the chunk is flushed), ``chunk`` (:func:`new_chunk` with
+    the plan's k and max_cols).
+
+    Returns (t after the last step, number of kernel evaluations).
+    """
+    k = plan.k
+    n, n_problems = state.g.shape
+    per_chunk = chunk_steps(k, plan.max_cols)
+    changes = new_changes(n, k, n_problems)
+    evals = 0
+    for step in range(idx.shape[0] // k):
+        evals += _step(t, idx[step * k : (step + 1) * k], data, kern, plan, state, chunk,
+                       changes)
+        if t % per_chunk == 0:
+            evals += flush_chunk(data.points, kern, plan.max_cols, state.g, chunk)
+        t += 1
+    if finish:
+        evals += flush_chunk(data.points, kern, plan.max_cols, state.g, chunk)
+    return t, evals

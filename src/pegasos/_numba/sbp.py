@@ -1,0 +1,247 @@
+"""The mini-batch Kernelized Stochastic Batch Perceptron (Cotter,
+Shalev-Shwartz & Srebro, ICML 2012), every one-vs-rest problem trained at once.
+
+The SBP needs every training point's response after every step: its
+distribution over the points is the minimax-optimal one of the current
+responses (:mod:`.water_filling`).  Problem c's iterate is ``w_c = sum_l
+a[l, c] phi(x_l)`` with responses ``r[j, c] = <w_c, phi(x_j)>``; a step's
+draws over all the problems are merged by example (:mod:`.changes`), and
+their kernel columns are one block of the engine (:func:`.blocks.add_block`)
+that updates every problem's responses.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._jit import njit
+from .blocks import add_block, pair_block
+from .changes import clear, merge, new_changes
+from .water_filling import biased_levels_sorted, water_level_select
+
+# rows of the scalar state (SBPState.scal)
+SBP_W2 = 0  # ||w||^2
+SBP_N_AVG = 1  # iterates summed into the average
+SBP_SCALARS = 2
+
+
+class SBPData(NamedTuple):
+    """The training problem: ``points`` (:class:`~.kernels.Points`), targets
+    ``Y`` (n, n_problems) in {-1, +1}, each problem's slack budget
+    ``budgets`` (n nu times the mean weight), and the examples' weights ``sw``
+    (the cost of their slack: sum_i sw_i xi_i <= budget)."""
+
+    points: object
+    Y: np.ndarray
+    budgets: np.ndarray
+    sw: np.ndarray
+
+
+class SBPPlan(NamedTuple):
+    """The settings: ``radius`` R (the step is 1/(R sqrt(t))), ``biased`` (the
+    two-level variant with a free bias), the first averaged step
+    ``avg_start``, and ``max_cols``, the most rows copied densely at once."""
+
+    radius: float
+    biased: bool
+    avg_start: int
+    max_cols: int
+
+
+class SBPState(NamedTuple):
+    """Coefficients ``a`` and responses ``r`` (n, n_problems), their sums over
+    the averaged iterates ``a_sum``, ``r_sum``, and the scalars ``scal``
+    (SBP_SCALARS, n_problems): ||w||^2 and the number of averaged iterates."""
+
+    a: np.ndarray
+    r: np.ndarray
+    a_sum: np.ndarray
+    r_sum: np.ndarray
+    scal: np.ndarray
+
+
+class Scratch(NamedTuple):
+    """Work arrays of the draws: ``work`` (3n), ``cands`` (n, int64), ``cum`` (n)."""
+
+    work: np.ndarray
+    cands: np.ndarray
+    cum: np.ndarray
+
+
+@njit
+def _pick(cum, count, target):
+    """The first of ``count`` candidates whose cumulative weight ``cum`` exceeds ``target``.
+
+    With unit weights (cum = 1, 2, ...) and target = u * count this is the
+    candidate at position floor(u * count).
+    """
+    q = np.searchsorted(cum[:count], target, side="right")
+    return min(q, count - 1)
+
+
+@njit
+def _draw_biased(c, step, data, r, uniforms, changes, scratch, count):
+    """Problem c's k positive and k negative draws of the two-level water filling.
+
+    The lowest margins of each class (ties in index order), each class's
+    draws in proportion to their weights (the last one's capped so that both
+    classes weigh the same); a positive draw adds step/(2k), a negative one
+    -step/(2k).  Returns the new member count.
+    """
+    Y, sw, cum = data.Y, data.sw, scratch.cum
+    k = uniforms.shape[0] // 2
+    pos = np.flatnonzero(Y[:, c] > 0)
+    neg = np.flatnonzero(Y[:, c] < 0)
+    c_pos = r[pos, c]
+    c_neg = -r[neg, c]
+    order_pos = np.argsort(c_pos, kind="mergesort")
+    order_neg = np.argsort(c_neg, kind="mergesort")
+    low_pos = pos[order_pos]
+    low_neg = neg[order_neg]
+    _, _, m_pos, m_neg, mu = biased_levels_sorted(
+        c_pos[order_pos], sw[low_pos], c_neg[order_neg], sw[low_neg], data.budgets[c])
+    for low, m, first in ((low_pos, m_pos, 0), (low_neg, m_neg, k)):
+        total = 0.0
+        for q in range(m):
+            total += sw[low[q]]
+            cum[q] = min(total, mu)
+        for q in range(k):  # the class's draws are uniforms[first:first + k]
+            i = low[_pick(cum, m, uniforms[first + q] * mu)]
+            count = merge(changes, i, c, (0.5 * step / k) * Y[i, c], count)
+    return count
+
+
+@njit
+def _draw_unbiased(c, step, data, r, uniforms, changes, scratch, count):
+    """Problem c's k draws: the points with y_j r_j at or below the water level (in
+    index order), in proportion to their weights; each adds step/k y_i.
+    Returns the new member count."""
+    Y, sw = data.Y, data.sw
+    work, cands, cum = scratch
+    n = Y.shape[0]
+    k = uniforms.shape[0]
+    for j in range(n):
+        work[j] = Y[j, c] * r[j, c]
+    kappa = water_level_select(work[:n], data.budgets[c], sw, work[n:2 * n], work[2 * n:])
+    n_cand = 0
+    total = 0.0
+    for j in range(n):
+        if Y[j, c] * r[j, c] <= kappa:
+            cands[n_cand] = j
+            total += sw[j]
+            cum[n_cand] = total
+            n_cand += 1
+    for q in range(k):
+        i = cands[_pick(cum, n_cand, uniforms[q] * total)]
+        count = merge(changes, i, c, (step / k) * Y[i, c], count)
+    return count
+
+
+@njit
+def _quad(x, M, z):
+    """x^T M z."""
+    total = 0.0
+    for m in range(x.shape[0]):
+        for q in range(z.shape[0]):
+            total += x[m] * M[m, q] * z[q]
+    return total
+
+
+@njit
+def _add_draws(points, kern, max_cols, members, coef_w, w2_new, state):
+    """Add ``coef_w`` at ``members`` to every problem's coefficients, by kernel blocks.
+
+    The responses ``r`` follow (:func:`.blocks.add_block`, at most
+    ``max_cols`` members gathered at once).  ``w2_new`` holds ||w||^2 on
+    entry and receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
+    <w, phi(x_i)> from the responses (before this step) and the members' Gram
+    matrix (its cross-block entries computed apart, count^2 evaluations at
+    most).  Returns kernel evaluations.
+    """
+    a, r = state.a, state.r
+    count = members.shape[0]
+    n, n_problems = r.shape
+    for c in range(n_problems):
+        lin = 0.0
+        for m in range(count):
+            lin += coef_w[m, c] * r[members[m], c]
+        w2_new[c] += 2.0 * lin
+    evals = 0
+    for start in range(0, count, max_cols):
+        stop = min(count, start + max_cols)
+        gram = add_block(points, members[start:stop], kern, coef_w[start:stop], r)
+        evals += n * (stop - start)
+        for c in range(n_problems):
+            w2_new[c] += _quad(coef_w[start:stop, c], gram, coef_w[start:stop, c])
+        for later in range(stop, count, max_cols):  # cross terms with later chunks
+            end = min(count, later + max_cols)
+            cross = pair_block(points, members[start:stop], members[later:end], kern)
+            evals += (stop - start) * (end - later)
+            for c in range(n_problems):
+                w2_new[c] += 2.0 * _quad(coef_w[start:stop, c], cross, coef_w[later:end, c])
+    for m in range(count):
+        for c in range(n_problems):
+            a[members[m], c] += coef_w[m, c]
+    return evals
+
+
+@njit
+def sbp_blocks(data, kern, plan, state, draws, t):
+    """Run ``len(draws)`` iterations of the mini-batch SBP on every one-vs-rest problem.
+
+    Each iteration finds every problem's water level, draws k examples per
+    problem from its minimax-optimal distribution (``draws[step, c]``: the
+    uniforms of problem c; 2k with ``plan.biased``), and takes the step eta =
+    1/(R sqrt(t)) along the average of their y_i phi(x_i): the union of the
+    draws over the problems costs one kernel block, which updates every
+    problem's responses.  Then every iterate is projected onto the unit ball
+    (through its maintained ||w||^2) and summed into the average.
+
+    ``data`` (:class:`SBPData`), ``kern`` (:class:`~.kernels.Kernel`, no
+    ``bias2``), ``plan`` (:class:`SBPPlan`), ``state`` (:class:`SBPState`,
+    updated in place).  Returns (t after the last step, kernel evaluations).
+    """
+    a, r, a_sum, r_sum, scal = state
+    n, n_problems = data.Y.shape
+    per = draws.shape[2]
+    changes = new_changes(n, per * n_problems, n_problems)
+    scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n))
+    evals = 0
+    for step in range(draws.shape[0]):
+        eta = 1.0 / (plan.radius * math.sqrt(t))
+        count = 0
+        for c in range(n_problems):
+            if plan.biased:
+                count = _draw_biased(c, eta, data, r, draws[step, c], changes, scratch, count)
+            else:
+                count = _draw_unbiased(c, eta, data, r, draws[step, c], changes, scratch, count)
+        clear(changes, count)
+        w2 = scal[SBP_W2].copy()
+        evals += _add_draws(data.points, kern, plan.max_cols, changes.members[:count],
+                            changes.coef_w[:count], w2, state)
+        for c in range(n_problems):
+            scal[SBP_W2, c] = _project_unit_ball(c, w2[c], a, r)
+            if t >= plan.avg_start:
+                for j in range(n):
+                    a_sum[j, c] += a[j, c]
+                    r_sum[j, c] += r[j, c]
+                scal[SBP_N_AVG, c] += 1.0
+        t += 1
+    return t, evals
+
+
+@njit
+def _project_unit_ball(c, w2, a, r):
+    """Scale problem c's coefficients and responses onto ||w|| <= 1; the new ||w||^2."""
+    if not w2 < np.inf:
+        for j in range(a.shape[0]):  # overflow: reported by the caller's finite check
+            a[j, c] = np.nan
+        return w2
+    if w2 <= 1.0:
+        return max(w2, 0.0)
+    f = 1.0 / math.sqrt(w2)
+    for j in range(a.shape[0]):
+        a[j, c] *= f
+        r[j, c] *= f
+    return 1.0

@@ -1,0 +1,186 @@
+"""Water filling: the level to which a slack budget raises the lowest responses.
+
+The SBP's minimax-optimal distribution over the training points (Cotter,
+Shalev-Shwartz & Srebro, ICML 2012) puts its weight on the points whose
+margins lie at or below a water level: the level to which a budget of
+(weighted) slack fills the lowest margins.  :func:`water_level` finds it by
+sorting, :func:`water_level_select` by quickselect in expected O(n) (what the
+solver runs), and :func:`water_levels_biased` finds the two class levels of
+the variant with a free bias.  ``tests/naive.py`` has the reference of each.
+"""
+
+import numpy as np
+
+from ._jit import njit
+
+
+@njit
+def water_level(c, budget, s):
+    """The level kappa with sum_i s_i max(0, kappa - c_i) = budget (water filling).
+
+    ``s`` are the examples' weights (the cost of a unit of slack; ones for
+    the unweighted problem).  Sorting, then the first m with the level from
+    the m smallest not above the (m+1)-th smallest.  budget = 0 gives the
+    smallest c_i of positive weight.
+    """
+    order = np.argsort(c, kind="mergesort")
+    n = order.shape[0]
+    mass = 0.0
+    excess = 0.0  # sum over the values so far of s_i (top - c_i)
+    top = c[order[0]]
+    for m in range(n):
+        i = order[m]
+        # anchored at the highest filled value (as issvm does): exact for a
+        # zero budget, and no cancellation
+        excess += mass * (c[i] - top)
+        top = c[i]
+        mass += s[i]
+        if mass > 0.0:
+            level = top + (budget - excess) / mass
+            if m == n - 1 or level <= c[order[m + 1]]:
+                return level
+    return np.nan  # every weight zero: refused by the estimators
+
+
+@njit
+def water_level_select(c, budget, s, work, wwork):
+    """The same level as :func:`water_level` in expected O(n): quickselect.
+
+    Keeps the weight of the values known to lie below the level and the cost
+    of raising them to the highest of them, and partitions the undecided
+    ones (in ``work``, with their weights in ``wwork``: scratch arrays of
+    len(c)) around a pivot p: if raising everything up to p costs at most the
+    budget, all values <= p are below the level; otherwise the level is below
+    p and the values >= p are dropped.  Pivots come from a fixed-seed
+    xorshift, so the result is deterministic.
+    """
+    n = c.shape[0]
+    for j in range(n):
+        work[j] = c[j]
+        wwork[j] = s[j]
+    lo, hi = 0, n
+    mass = 0.0
+    excess = 0.0  # sum over the values known to be below the level of s (top - value)
+    top = 0.0
+    state = np.uint64(0x9E3779B97F4A7C15)
+    while lo < hi:
+        state ^= state << np.uint64(13)
+        state ^= state >> np.uint64(7)
+        state ^= state << np.uint64(17)
+        pivot = work[lo + int(state % np.uint64(hi - lo))]
+        # three-way partition of work[lo:hi]: < pivot | == pivot | > pivot
+        lt, i, gt = lo, lo, hi
+        while i < gt:
+            v = work[i]
+            if v < pivot:
+                work[i] = work[lt]
+                work[lt] = v
+                w = wwork[i]
+                wwork[i] = wwork[lt]
+                wwork[lt] = w
+                lt += 1
+                i += 1
+            elif v > pivot:
+                gt -= 1
+                work[i] = work[gt]
+                work[gt] = v
+                w = wwork[i]
+                wwork[i] = wwork[gt]
+                wwork[gt] = w
+            else:
+                i += 1
+        # the cost of raising every value below the pivot to it, kept as a sum
+        # of non-negative gaps (ties cost exactly 0, so a zero budget gives
+        # exactly min(c), and the smallest values are always accepted)
+        cost = excess + mass * (pivot - top)
+        for j in range(lo, lt):
+            cost += (pivot - work[j]) * wwork[j]
+        if cost <= budget:
+            for j in range(lo, gt):
+                mass += wwork[j]
+            excess = cost
+            top = pivot
+            lo = gt
+        else:
+            hi = lt
+    return top + (budget - excess) / mass
+
+
+@njit
+def _rise(level, mass, following, left):
+    """One class's level raised towards its next value ``following`` at a cost of
+    ``mass`` per unit with ``left`` to spend: (level, left, whether it stopped short)."""
+    cost = mass * (following - level) if mass > 0.0 else 0.0
+    if following == np.inf or cost > left:
+        return level + left / mass, 0.0, True
+    return following, left - cost, False
+
+
+@njit
+def biased_levels_sorted(p, sp, q, sq, budget):
+    """:func:`water_levels_biased` on sorted values (p, q) with their weights.
+
+    Greedy on a concave problem: raising the positives' level costs their
+    weight at or below it per unit, the negatives' likewise; the cheaper one
+    rises to its next value (both, at equal weights) until the budget is
+    spent.  Returns (kappa_pos, kappa_neg, i, j, mu): the levels, how many of
+    each class are at or below theirs, and the weight mu both classes give
+    to the minimax distribution (the class with more weight gives its last
+    member only the part that makes mu).
+    """
+    i, j = 1, 1
+    kp, kn = p[0], q[0]
+    mp, mq = sp[0], sq[0]
+    left = budget
+    while True:
+        p_next = p[i] if i < p.shape[0] else np.inf
+        q_next = q[j] if j < q.shape[0] else np.inf
+        if mp < mq or (mp == mq and mp == 0.0 and p_next < np.inf):
+            kp, left, short = _rise(kp, mp, p_next, left)
+            if short:
+                break
+            mp += sp[i]
+            i += 1
+        elif mq < mp or (mq == 0.0 and q_next < np.inf):
+            kn, left, short = _rise(kn, mq, q_next, left)
+            if short:
+                break
+            mq += sq[j]
+            j += 1
+        else:  # equal weights: both rise at the same rate, any split is optimal
+            dp, dq = p_next - kp, q_next - kn
+            if dp == np.inf or dq == np.inf or mp * (dp + dq) > left:
+                rise = left / mp
+                lo = max(0.0, rise - dq)
+                hi = min(dp, rise)
+                kp += 0.5 * (lo + hi)  # the middle, as with equal counts
+                kn += rise - 0.5 * (lo + hi)
+                break
+            left -= mp * (dp + dq)
+            kp, kn = p_next, q_next
+            mp += sp[i]
+            mq += sq[j]
+            i += 1
+            j += 1
+    return kp, kn, i, j, min(mp, mq)
+
+
+@njit
+def water_levels_biased(c_pos, s_pos, c_neg, s_neg, budget):
+    """Water filling with a free bias b (two classes, equal weight below their levels).
+
+    ``c_pos`` are the positives' responses r_i, ``c_neg`` the negatives' -r_i,
+    ``s_pos``, ``s_neg`` their weights.  With margins r_i + b (positives) and
+    -r_i - b (negatives), returns (kappa, b, i, j, mu): the common level, the
+    bias, how many positives and negatives sit at or below it, and the weight
+    of each class in the minimax distribution (see
+    :func:`biased_levels_sorted`).  The total weighted slack sum s_i
+    max(0, kappa - margin_i) is ``budget``; kappa = (kappa_pos + kappa_neg) /
+    2 and b = kappa - kappa_pos.  With unit weights, i = j = mu: as many
+    points of each class.
+    """
+    op = np.argsort(c_pos, kind="mergesort")
+    on = np.argsort(c_neg, kind="mergesort")
+    kp, kn, i, j, mu = biased_levels_sorted(c_pos[op], s_pos[op], c_neg[on], s_neg[on], budget)
+    kappa = 0.5 * (kp + kn)
+    return kappa, kappa - kp, i, j, mu

@@ -1,0 +1,19 @@
+"""The solver layer: each algorithm's state, settings and Python driver.
+
+Between the estimators (validation, the plan, fitted attributes) and the
+compiled code of :mod:`pegasos._numba` (arrays, numbers and named tuples of
+them): one module per algorithm family.
+
+* :mod:`.linear`: linear Pegasos -- :class:`~.linear.PegasosState`,
+  :func:`~.linear.fit_binary`, the distributed fit's steps;
+* :mod:`.kernel_pegasos`: kernel Pegasos and the kernel Perceptron;
+* :mod:`.sbp`: the Stochastic Batch Perceptron;
+* :mod:`.engine`: what the kernel solvers share -- compiled calls in
+  blocks, the engine's memory budget, prediction;
+* :mod:`.report`: :class:`~.report.Report`, the one progress record every
+  solver gives its ``callback``.
+"""
+
+from .report import Report
+
+__all__ = ["Report"]

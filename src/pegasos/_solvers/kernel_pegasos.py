@@ -1,0 +1,83 @@
+"""Kernel Pegasos and the kernel Perceptron: the driver of
+:func:`pegasos._numba.kernel_pegasos.kernel_pegasos_blocks`."""
+
+import math
+
+import numpy as np
+
+from .._base import NEVER, resolve_lam
+from .._numba import kernel_pegasos as _kp
+from .._numba.kernel_pegasos import ResponseData, ResponsePlan, ResponseState
+from .._rows import check_array, check_draws, check_per_row
+from .._sampling import IndexStream
+from .engine import block_columns, points, run_calls
+
+PEGASOS, PERCEPTRON = _kp.PEGASOS, _kp.PERCEPTRON
+
+
+def output(state):
+    """The output coefficients (n, n_problems): the average, or the last iterate."""
+    a, _, u, scal = state
+    out = scal[_kp.S] * a
+    averaged = scal[_kp.N_AVG] > 0
+    out[:, averaged] = (u[:, averaged] + scal[_kp.BETA, averaged] * a[:, averaged]) / scal[
+        _kp.N_AVG, averaged
+    ]
+    return out
+
+
+def run(rows, data, kern, plan, T, stream, report=None):
+    """T iterations of :func:`~pegasos._numba.kernel_pegasos.kernel_pegasos_blocks` from w = 0.
+
+    ``rows`` (:class:`~pegasos._rows.Rows`), ``data`` a
+    :class:`~pegasos._numba.kernel_pegasos.ResponseData` whose ``points`` are
+    those rows, ``kern`` and ``plan`` as that function takes them; ``stream``
+    gives the draws; ``report(t, done, evals, seconds, state)`` is called
+    about :data:`~.engine.REPORTS` times when given.  Returns (state, evals):
+    the :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
+    """
+    n, n_problems = rows.n_rows, data.Y.shape[1]
+    check_per_row(rows, squared_norms=data.points.sqnorm, kernel_diagonal=data.diag,
+                  loss_weights=data.sw)
+    check_array("the targets Y", data.Y, (n, n_problems))
+    state = ResponseState(*(np.zeros((n, n_problems)) for _ in range(3)),
+                          scal=np.zeros((_kp.N_SCALARS, n_problems)))
+    state.scal[_kp.S] = 1.0
+    chunk = _kp.new_chunk(n, n_problems, plan.k, plan.max_cols)
+
+    def step(steps, t):
+        idx = stream.take(steps * plan.k)
+        check_draws(idx, n)
+        return _kp.kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t,
+                                         t - 1 + steps == T)
+
+    evals = run_calls(T, plan.k, step, state.scal, None if report is None else
+                      lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
+    return state, evals
+
+
+def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw):
+    """Each problem's SBP nu for ``C`` (None: 1): one pass of kernel Pegasos (no intercept).
+
+    nu = L / ||w|| (the SVM solution of lambda has average slack L / ||w|| in
+    margin units) for its last iterate w: the weighted mean hinge loss L
+    (weights ``sw``) from the responses and ||w||^2 from the solver's state,
+    so the estimate costs the pass's kernel evaluations and nothing more.
+    ``kern`` without ``bias2``.  Returns (nu per problem, kernel evaluations).
+    """
+    n = rows.n_rows
+    lam = resolve_lam(None, C, n)  # C = None: DEFAULT_C
+    k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
+    plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
+                        max_cols=block_columns(rows.n_features))
+    state, evals = run(
+        rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan,
+        max(1, math.ceil(n / k)), IndexStream("permutation", n, np.random.default_rng(seed)),
+    )
+    hinge = np.average(np.maximum(0.0, 1.0 - Y * (state.scal[_kp.S] * state.g)), axis=0,
+                       weights=sw)
+    norm = np.sqrt(np.maximum(state.scal[_kp.W2], 0.0))
+    nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)
+    if not np.all(np.isfinite(nu)):
+        raise ValueError("Floating-point overflow while estimating nu from C. Scale the input.")
+    return nu, evals

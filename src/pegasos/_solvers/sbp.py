@@ -1,0 +1,63 @@
+"""The Stochastic Batch Perceptron: the driver of :func:`pegasos._numba.sbp.sbp_blocks`
+and the output model of its state."""
+
+import numpy as np
+
+from .._numba import sbp as _sbp
+from .._numba import water_filling as _wf
+from .._numba.sbp import SBPState
+from .._rows import check_array, check_per_row
+from .engine import run_calls
+
+
+def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None):
+    """``n_iter`` iterations of :func:`~pegasos._numba.sbp.sbp_blocks` from w = 0.
+
+    ``rows`` (:class:`~pegasos._rows.Rows`), ``data`` a
+    :class:`~pegasos._numba.sbp.SBPData` whose ``points`` are those rows,
+    ``kern`` and ``plan`` as that function takes them; the draws come from
+    ``seed``, ``batch_size`` per problem (twice that with a bias);
+    ``report(t, done, evals, seconds, state)`` is called about
+    :data:`~.engine.REPORTS` times when given.  Returns (state, evals): the
+    :class:`~pegasos._numba.sbp.SBPState`.
+    """
+    n, n_problems = rows.n_rows, data.Y.shape[1]
+    check_per_row(rows, squared_norms=data.points.sqnorm, loss_weights=data.sw)
+    check_array("the targets Y", data.Y, (n, n_problems))
+    check_array("the slack budgets", data.budgets, (n_problems,))
+    state = SBPState(*(np.zeros((n, n_problems)) for _ in range(4)),
+                     scal=np.zeros((_sbp.SBP_SCALARS, n_problems)))
+    rng = np.random.default_rng(seed)
+    per = 2 * batch_size if plan.biased else batch_size
+
+    def step(steps, t):
+        draws = rng.random((steps, n_problems, per))
+        return _sbp.sbp_blocks(data, kern, plan, state, draws, t)
+
+    evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
+                      else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
+    return state, evals
+
+
+def output(state, c, target, sw, budget, biased):
+    """(coef, intercept, kappa, scale) of problem c's output model.
+
+    The average (or the last iterate), rescaled to water-level margin 1 when
+    that margin is positive: ``kappa`` is the water level of the averaged
+    responses (before the rescaling, in units of ``scale``, the number of
+    averaged iterates, or 1).
+    """
+    a, r = state.a[:, c], state.r[:, c]
+    n_avg = state.scal[_sbp.SBP_N_AVG, c]
+    if n_avg > 0:
+        a, r, scale = state.a_sum[:, c], state.r_sum[:, c], n_avg
+    else:
+        scale = 1.0
+    if biased:
+        pos = target > 0
+        kappa, b, _, _, _ = _wf.water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
+                                                    budget * scale)
+    else:
+        kappa, b = _wf.water_level(target * r, budget * scale, sw), 0.0
+    norm = kappa if kappa > 0 else scale  # margin 1 (the hinge-loss form), if it can be
+    return a / norm, b / norm, kappa, scale
