@@ -86,10 +86,44 @@ _KERNEL_PARAMETERS = """    kernel : {"rbf", "linear", "poly", "sigmoid", "preco
 """
 
 
-def _kernel_parameters_documented(cls):
-    """Put :data:`_KERNEL_PARAMETERS` in place of the class docstring's marker."""
-    cls.__doc__ = cls.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
-    return cls
+#: The ``callback`` parameter's entry in the three estimators' docstrings.
+_CALLBACK_PARAMETER = """    callback : callable, default=None
+        Called about 20 times per one-vs-rest problem with one
+        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
+        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
+        ``seconds`` (so far, all problems together), ``coef`` (the current
+        output coefficients, one per training row) and ``intercept``.  The
+        fit is the same with or without it.  Used by ``pegasos train`` for
+        its progress bar and, with ``--plot``, its test error curves.
+"""
+
+#: The ``fit`` methods' Parameters and Returns.
+_FIT_PARAMETERS = """        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32, kept as given; CSR with int32
+            or int64 indices), or with ``kernel="precomputed"`` the Gram
+            matrix of shape (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples' losses.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+"""
+
+
+def _documented(obj):
+    """Put the shared docstring parts in place of their markers: :data:`_KERNEL_PARAMETERS`
+    and :data:`_CALLBACK_PARAMETER` in a class's docstring, :data:`_FIT_PARAMETERS` in a
+    ``fit`` method's."""
+    obj.__doc__ = (obj.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
+                   .replace("    __CALLBACK_PARAMETER__\n", _CALLBACK_PARAMETER)
+                   .replace("        __FIT_PARAMETERS__\n", _FIT_PARAMETERS))
+    return obj
 
 
 #: The kernel Perceptron's default budget in passes (see its ``n_epochs``).
@@ -310,6 +344,7 @@ class _ResponseSolver(_KernelClassifier):
             ) from None
 
 
+@_documented
 class KernelPegasosClassifier(_ResponseSolver):
     r"""Kernelized Pegasos: the Pegasos iteration in an RKHS, without a dual solver.
 
@@ -374,14 +409,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
-    callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one
-        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
-        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
-        ``seconds`` (so far, all problems together), ``coef`` (the current
-        output coefficients, one per training row) and ``intercept``.  The
-        fit is the same with or without it.  Used by ``pegasos train`` for
-        its progress bar and, with ``--plot``, its test error curves.
+    __CALLBACK_PARAMETER__
 
     Attributes
     ----------
@@ -446,26 +474,13 @@ class KernelPegasosClassifier(_ResponseSolver):
         self.class_weight = class_weight
         self.random_state = random_state
 
+    @_documented
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem.
 
         Every one-vs-rest problem is trained at once, from one stream of draws.
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32, kept as given; CSR with int32
-            or int64 indices), or with ``kernel="precomputed"`` the Gram
-            matrix of shape (n_samples, n_samples).
-        y : array-like of shape (n_samples,)
-            Labels of any type; at least two classes.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the samples' losses.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
@@ -480,7 +495,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         )
 
 
-@_kernel_parameters_documented
+@_documented
 class KernelPerceptron(_ResponseSolver):
     """The kernel Perceptron: add y_i phi(x_i) whenever y_i f(x_i) <= 0.
 
@@ -525,14 +540,7 @@ class KernelPerceptron(_ResponseSolver):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
-    callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one
-        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
-        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
-        ``seconds`` (so far, all problems together), ``coef`` (the current
-        output coefficients, one per training row) and ``intercept``.  The
-        fit is the same with or without it.  Used by ``pegasos train`` for
-        its progress bar and, with ``--plot``, its test error curves.
+    __CALLBACK_PARAMETER__
 
     Attributes
     ----------
@@ -584,27 +592,14 @@ class KernelPerceptron(_ResponseSolver):
         self.intercept_scaling = intercept_scaling
         self.random_state = random_state
 
+    @_documented
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Run ``n_epochs`` Perceptron passes, every one-vs-rest problem at once.
 
         A mistake on example i adds s_i y_i phi(x_i), with s_i its
         ``sample_weight`` times its ``class_weight``.
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32, kept as given; CSR with int32
-            or int64 indices), or with ``kernel="precomputed"`` the Gram
-            matrix of shape (n_samples, n_samples).
-        y : array-like of shape (n_samples,)
-            Labels of any type; at least two classes.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the samples' losses.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
@@ -618,7 +613,7 @@ class KernelPerceptron(_ResponseSolver):
         )
 
 
-@_kernel_parameters_documented
+@_documented
 class SBPClassifier(_KernelClassifier):
     r"""The Kernelized Stochastic Batch Perceptron (Cotter, Shalev-Shwartz & Srebro, 2012).
 
@@ -684,14 +679,7 @@ class SBPClassifier(_KernelClassifier):
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
-    callback : callable, default=None
-        Called about 20 times per one-vs-rest problem with one
-        :class:`~pegasos.Report`: ``problem``, ``n_problems``, ``t`` and
-        ``iterations`` (so far), ``iterations_total``, ``kernel_evals`` and
-        ``seconds`` (so far, all problems together), ``coef`` (the current
-        output coefficients, one per training row) and ``intercept``.  The
-        fit is the same with or without it.  Used by ``pegasos train`` for
-        its progress bar and, with ``--plot``, its test error curves.
+    __CALLBACK_PARAMETER__
 
     Attributes
     ----------
@@ -753,6 +741,7 @@ class SBPClassifier(_KernelClassifier):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
+    @_documented
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit by ``n_iter`` mini-batch SBP iterations, every one-vs-rest problem at once.
@@ -764,21 +753,7 @@ class SBPClassifier(_KernelClassifier):
         the minimax distribution gives each point at or below the level a
         probability in proportion to s_i (an example of weight 0 is never
         drawn).
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32, kept as given; CSR with int32
-            or int64 indices), or with ``kernel="precomputed"`` the Gram
-            matrix of shape (n_samples, n_samples).
-        y : array-like of shape (n_samples,)
-            Labels of any type; at least two classes.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the samples' losses.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        __FIT_PARAMETERS__
         """
         if self.nu is not None and self.C is not None:
             raise ValueError("Give either nu or C, not both.")
