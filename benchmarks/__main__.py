@@ -11,6 +11,7 @@ scaling            seed 000's claim: time to a fixed error as n grows       scal
 kernel             seed 002's figure: test error against kernel evals       kernel.{json,md,png}
 kernel_engine      kernel evaluations per second, blocks against columns    kernel_engine.{json,md}
 kernel_multiclass  Fashion-MNIST, 10 classes: SVC, ours, Nystroem           kernel_multiclass.{json,md}
+kernel_exact       DualSVC against SVC, scikit-learn-intelex, SVC on subsets  kernel_exact.{json,md}
 sbp_cache          the SBP's draws replayed through LRU column caches       sbp_cache.{json,md}
 dask_scaling       distributed Pegasos on a LocalCluster                    dask.{json,md}
 input_checks       the sparse structure check against the fit and predict   input_checks.{json,md}
@@ -40,8 +41,8 @@ from pegasos._files import write_atomic
 from .common import HERE, SHARED_DATA, environment
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
-         "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration", "certificate",
-         "compile"]
+         "kernel_exact", "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration",
+         "certificate", "compile"]
 
 
 def main(argv=None):

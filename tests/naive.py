@@ -4,6 +4,8 @@ Each follows the paper's pseudo-code literally, on a dense weight vector,
 with no scale trick and no laziness.
 """
 
+from itertools import zip_longest
+
 import numpy as np
 
 
@@ -263,3 +265,105 @@ def sbp_step_biased(K, y, a, t, radius, budget, u, s=None):
     if norm > 1.0:
         a = a / norm
     return a
+
+
+def _smo_block(K, y, C, a, G, tol, ratio, max_steps):
+    """LIBSVM's SMO with the second-order pair choice, on one block (a, G in place)."""
+
+    def violation():
+        up = np.flatnonzero(np.where(y > 0, a < C, a > 0))
+        low = np.flatnonzero(np.where(y > 0, a > 0, a < C))
+        s = -y * G
+        i = up[np.argmax(s[up])] if up.size else -1  # the first of equal maxima
+        return (s[i] if up.size else -np.inf), (s[low].min() if low.size else np.inf), i
+
+    m, M, i = violation()
+    stop, steps = max(tol, ratio * (m - M)), 0
+    while m - M > stop and steps < max_steps:
+        j, best = -1, np.inf
+        for t in range(len(y)):  # the last of equal gains, as the compiled loop's <=
+            if (a[t] > 0 if y[t] > 0 else a[t] < C[t]) and m + y[t] * G[t] > 0:
+                curv = K[i, i] + K[t, t] - 2 * K[i, t]
+                gain = -((m + y[t] * G[t]) ** 2) / (curv if curv > 0 else 1e-12)
+                if gain <= best:
+                    j, best = t, gain
+        if j < 0:
+            break
+        curv = K[i, i] + K[j, j] - 2 * K[i, j]
+        step = (y[j] * G[j] - y[i] * G[i]) / (curv if curv > 0 else 1e-12)
+        room_i = C[i] - a[i] if y[i] > 0 else a[i]
+        room_j = a[j] if y[j] > 0 else C[j] - a[j]
+        step = min(step, room_i, room_j)
+        a[i] = (C[i] if y[i] > 0 else 0.0) if step == room_i else a[i] + y[i] * step
+        a[j] = (0.0 if y[j] > 0 else C[j]) if step == room_j else a[j] - y[j] * step
+        G += y * step * (K[i] - K[j])
+        steps += 1
+        m, M, i = violation()
+    return steps
+
+
+def working_set_dual(K, Y, C, *, q, new, tol, ratio=0.1, max_steps=None, max_iter=10**6):
+    """The working-set dual solver (``DualSVC``), slowly: the SVM dual of every column
+    of Y (one-vs-rest targets) with bounds C, on the full Gram matrix K.
+
+    Each iteration: each problem violating by more than tol lists its worst rows
+    outside the working set (alternately the largest -yG that may move up and the
+    smallest that may move down, each forming a violating pair; ties by row), the
+    union pair by pair (the problems taking turns from the iteration's number) gives
+    up to ``new`` rows (q at first), which join the working set in place of its
+    oldest; each problem runs SMO on the set; F = K @ (Y * a).
+    Returns (a, F, intercepts).
+    """
+    n, P = Y.shape
+    a, F = np.zeros((n, P)), np.zeros((n, P))
+    ws = []
+    max_steps = max_steps or 100 * q
+    for it in range(max_iter):
+        score = -Y * (Y * F - 1)
+        up = np.where(Y > 0, a < C[:, None], a > 0)
+        low = np.where(Y > 0, a > 0, a < C[:, None])
+        m = np.where(up, score, -np.inf).max(axis=0)
+        M = np.where(low, score, np.inf).min(axis=0)
+        active = [c for c in range(P) if m[c] - M[c] > tol]
+        if not active:
+            break
+        k = q if it == 0 else new
+        lists = []
+        for c in active:
+            outside = [i for i in range(n) if i not in ws]
+            ups = sorted((i for i in outside if up[i, c] and score[i, c] > M[c]),
+                         key=lambda i: (-score[i, c], i))[:k]
+            lows = sorted((i for i in outside if low[i, c] and score[i, c] < m[c]),
+                          key=lambda i: (score[i, c], i))[:k]
+            both = [r for pair in zip_longest(ups, lows) for r in pair if r is not None]
+            lists.append(list(dict.fromkeys(both))[:k])
+        turn = it % len(lists)  # the problems take turns; pair by pair
+        lists = lists[turn:] + lists[:turn]
+        pairs = [[lst[i : i + 2] for i in range(0, len(lst), 2)] for lst in lists]
+        ranked = [r for rank in zip_longest(*pairs, fillvalue=[]) for pair in rank for r in pair]
+        ws = (ws + list(dict.fromkeys(ranked))[:k])[-q:]
+        idx = np.array(ws)
+        for c in active:
+            y, before = Y[idx, c], a[idx, c].copy()
+            after, G = before.copy(), y * F[idx, c] - 1
+            _smo_block(K[np.ix_(idx, idx)], y, C[idx], after, G, tol, ratio, max_steps)
+            a[idx, c] = after
+            for r, change in zip(idx, y * (after - before)):  # the compiled order, row by row
+                if change != 0:
+                    F[:, c] += change * K[:, r]
+    return a, F, _intercepts(Y, C, a, F)
+
+
+def _intercepts(Y, C, a, F):
+    """LIBSVM's rho, negated: the mean y G over free variables, else the interval's middle."""
+    out = []
+    for c in range(Y.shape[1]):
+        y, yG = Y[:, c], Y[:, c] * (Y[:, c] * F[:, c] - 1)
+        free = (a[:, c] > 0) & (a[:, c] < C)
+        if free.any():
+            out.append(-yG[free].mean())
+            continue
+        upper = np.where(a[:, c] >= C, y < 0, y > 0)  # at the upper bound of -yG's range
+        ub, lb = yG[upper].min(initial=np.inf), yG[~upper].max(initial=-np.inf)
+        out.append(-(ub + lb) / 2)
+    return np.array(out)

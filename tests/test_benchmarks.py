@@ -97,6 +97,7 @@ def test_runner_quick_writes_every_result(quick_run):
              "kernel": ["kernel.json", "kernel.md", "kernel.png"],
              "kernel_engine": ["kernel_engine.json", "kernel_engine.md"],
              "kernel_multiclass": ["kernel_multiclass.json", "kernel_multiclass.md"],
+             "kernel_exact": ["kernel_exact.json", "kernel_exact.md"],
              "sbp_cache": ["sbp_cache.json", "sbp_cache.md"],
              "dask_scaling": ["dask.json", "dask.md"],
              "input_checks": ["input_checks.json", "input_checks.md"],

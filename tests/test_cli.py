@@ -400,7 +400,7 @@ def test_liblinear_weight_spellings_give_the_same_model(files, tmp_path):
 
 @pytest.mark.parametrize("code, says", [
     ("3", "LIBLINEAR's hinge-loss SVM (dual), which is the hinge-loss SVM: -s pegasos"),
-    ("0", "or LIBSVM's C-SVC: -s kernel-pegasos or -s sbp"),
+    ("1", "LIBLINEAR's squared-hinge SVM (dual); the closest here is"),  # -s 0 trains DualSVC
     ("12", "not available here"),
 ])
 def test_numeric_solver_codes_name_the_equivalent(files, capsys, code, says):
@@ -605,6 +605,6 @@ def test_pegasos_compile_fills_the_cache_for_every_input_kind(files, tmp_path):
     assert summary["compiled_functions"] > 50 and len(summary["inputs"]) == 5
     warm = _pegasos(["compile"], cache)
     assert warm.returncode == 0 and "every solver was already compiled" in warm.stdout
-    for solver in ("pegasos", "kernel-pegasos", "sbp", "perceptron"):
+    for solver in ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc"):
         fit = _pegasos(["train", "-s", solver, "--iter", "5", train, tmp_path / "m.model"], cache)
         assert fit.returncode == 0 and "compil" not in fit.stderr, (solver, fit.stderr)

@@ -2,12 +2,25 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pegasos import KernelPegasosClassifier, KernelPerceptron, PegasosClassifier, SBPClassifier
+from pegasos import (
+    DualSVC,
+    KernelPegasosClassifier,
+    KernelPerceptron,
+    PegasosClassifier,
+    SBPClassifier,
+)
 from pegasos.dask_backend import DaskPegasosClassifier
 
 _STOCHASTIC_WEIGHTS = (
     "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
     "how often it is drawn; the two give the same objective, not the same iterates"
+)
+
+_TOLERANCE_WEIGHTS = (
+    "an exact solver stopped at tol=1e-3 (SVC's default): weight 2 and a duplicated row have "
+    "the same optimum, reached along different SMO paths, so the decision values agree to "
+    "about tol (4e-3 measured), not to the check's 1e-7 (tests/test_svc.py compares "
+    "converged fits instead)"
 )
 
 _EXTREME_CLASS_WEIGHTS = (
@@ -49,6 +62,10 @@ EXPECTED_FAILED = {
         "check_sample_weight_equivalence_on_dense_data": _STOCHASTIC_WEIGHTS,
         "check_sample_weight_equivalence_on_sparse_data": _STOCHASTIC_WEIGHTS,
     },
+    "DualSVC": {
+        "check_sample_weight_equivalence_on_dense_data": _TOLERANCE_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _TOLERANCE_WEIGHTS,
+    },
     "PegasosClassifier": {
         **_PEGASOS_PARTIAL_FIT,
         "check_class_weight_classifiers": _EXTREME_CLASS_WEIGHTS,
@@ -69,6 +86,7 @@ def _expected_failed(estimator):
         SBPClassifier(random_state=0),
         KernelPerceptron(random_state=0),
         DaskPegasosClassifier(random_state=0),
+        DualSVC(),
     ],
     expected_failed_checks=_expected_failed,
 )

@@ -52,7 +52,7 @@ class Progress:
         self.history = {}
 
     def __call__(self, report):
-        if self.bar.total is None:  # a budget the fit resolved: known from its first report
+        if self.bar.total is None and report.iterations_total > 0:  # a budget the fit resolved
             self.bar.total = report.iterations_total * report.n_problems
         before = sum(self.done.values())
         c = report.problem

@@ -37,8 +37,9 @@ from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 # ``python -m benchmarks.startup``); each command imports what it uses.
 
 DEMO_DATASETS = ("breast_cancer", "digits")
-SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron")
+SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")
 KERNEL_SOLVERS = SOLVERS[1:]
+STOCHASTIC = SOLVERS[:4]  # the solvers with a budget of draws
 KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
 
 
@@ -64,8 +65,6 @@ class _Parser(argparse.ArgumentParser):
 # LIBLINEAR's (train -s) and LIBSVM's (svm-train -s) solver numbers, and what they are here.
 _HINGE = "the hinge-loss SVM: -s pegasos (the default)"
 _NUMBERED = {
-    "0": "LIBLINEAR's L2-regularised logistic regression (not available here), or LIBSVM's "
-         "C-SVC: -s kernel-pegasos or -s sbp, with -t KERNEL",
     "1": f"LIBLINEAR's squared-hinge SVM (dual); the closest here is {_HINGE}",
     "2": f"LIBLINEAR's squared-hinge SVM (primal); the closest here is {_HINGE}",
     "3": f"LIBLINEAR's hinge-loss SVM (dual), which is {_HINGE}",
@@ -81,6 +80,8 @@ def _solver(text):
     """A solver name; LIBLINEAR's and LIBSVM's numbers get a message naming the equivalent."""
     if text in SOLVERS:
         return text
+    if text == "0":  # LIBSVM's C-SVC (LIBLINEAR's 0, logistic regression, is not here)
+        return "svc"
     if text.isdigit():
         meaning = _NUMBERED.get(text, "a LIBLINEAR/LIBSVM solver that is not available here "
                                       "(regression, one-class)")
@@ -103,7 +104,8 @@ def _train_parser(sub):
     p.add_argument("model", metavar="MODEL", nargs="?")
     p.add_argument("-s", "--solver", type=_solver, default="pegasos",
                    help="pegasos (linear, default), kernel-pegasos, sbp (stochastic batch "
-                   "perceptron) or perceptron (kernel perceptron)")
+                   "perceptron), perceptron (kernel perceptron), or svc (SVC's model by the "
+                   "working-set dual solver; also -s 0, LIBSVM's C-SVC)")
     p.add_argument("-t", "--kernel", default=None, metavar="KERNEL",
                    help="kernel of the kernel solvers: linear, poly, rbf (default), sigmoid, or "
                    "LIBSVM's numbers 0-3")
@@ -114,8 +116,9 @@ def _train_parser(sub):
     p.add_argument("-d", "--degree", type=int, default=None,
                    help="degree of the poly kernel (default 3)")
     p.add_argument("-m", "--cache-size", type=float, default=None, metavar="MB",
-                   help="accepted for LIBSVM's habit; no effect (the kernel solvers compute "
-                        "columns a mini-batch at a time)")
+                   help="-s svc: memory for kept kernel columns (default 2048); the "
+                        "stochastic kernel solvers accept it for LIBSVM's habit, with no "
+                        "effect (they compute columns a mini-batch at a time)")
     p.add_argument("-n", "--nu", type=float, default=None,
                    help="SBP's slack budget nu (default: estimated from C by one pass of kernel "
                         "Pegasos)")
@@ -133,7 +136,8 @@ def _train_parser(sub):
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iter", type=int, metavar="T",
                         help="Pegasos iterations (default: ceil(10 / lambda); the "
-                        "perceptron: 10 passes)")
+                        "perceptron: 10 passes; -s svc: working sets at most, default no "
+                        "limit)")
     budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
     p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
                    help="sample order (default: the solver's own; uniform for Pegasos, "
@@ -143,7 +147,9 @@ def _train_parser(sub):
                    "(default 0.5; -s sbp and perceptron: 'all' or 'last', default all)")
     p.add_argument("--no-projection", action="store_true")
     p.add_argument("-e", "--tol", type=float, metavar="TOL",
-                   help="stop when the relative duality gap is below TOL")
+                   help="stop when the relative duality gap is below TOL (-s svc: when the "
+                   "largest violation of the optimality conditions is, as LIBSVM's -e; "
+                   "default 0.001)")
     p.add_argument("-w", "--weight", action="append", default=[], metavar="LABEL:WEIGHT",
                    help="class weight (repeatable), as LIBLINEAR's -wi")
     p.add_argument("--balanced", action="store_true", help="class weights n / (k * count)")
@@ -208,7 +214,7 @@ def _kernel_params(args, parser):
         pass  # "scale", "auto", or refused by the estimator
     if args.cache_size is not None and args.cache_size < 0:
         parser.error(f"-m must be >= 0; got {args.cache_size}")
-    if args.cache_size is not None:  # the blocked engine has no column cache
+    if args.cache_size is not None and args.solver != "svc":  # no column cache
         print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
               "are computed a mini-batch at a time, not cached)", file=sys.stderr)
     return {"kernel": kernel, "gamma": gamma,
@@ -225,9 +231,12 @@ _ONLY_FOR = (
     ("degree", "-d", KERNEL_SOLVERS),
     ("cache_size", "-m", KERNEL_SOLVERS),
     ("nu", "-n", ("sbp",)),
-    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp")),
+    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", "svc")),
     ("lam", "-l", ("pegasos", "kernel-pegasos")),
-    ("tol", "-e", ("pegasos",)),
+    ("tol", "-e", ("pegasos", "svc")),
+    ("batch_size", "-k", STOCHASTIC),
+    ("epochs", "--epochs", STOCHASTIC),
+    ("average", "--average", STOCHASTIC),
     ("no_projection", "--no-projection", ("pegasos", "kernel-pegasos")),
     ("unregularized_bias", "--unregularized-bias", ("pegasos", "sbp")),
     ("bias", "-B", ("pegasos", "kernel-pegasos", "perceptron")),
@@ -240,6 +249,8 @@ _WHY_NOT = {
     ("sbp", "--sampling"): "-s sbp draws from its water-filled distribution: --sampling does "
                            "not apply",
     ("sbp", "-B"): "-s sbp's intercept is a free b (--unregularized-bias): -B does not apply",
+    ("svc", "-l"): "-s svc takes SVC's C (-c), not -l",
+    ("svc", "-B"): "-s svc's intercept is SVC's free b: -B does not apply",
 }
 
 
@@ -274,6 +285,7 @@ OPTIONS = {
     "C": "-c", "lam": "-l", "batch_size": "-k", "n_iter": "--iter", "n_epochs": "--epochs",
     "tol": "-e", "nu": "-n", "kernel": "-t", "gamma": "-g", "coef0": "-r", "degree": "-d",
     "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
+    "max_iter": "--iter", "cache_size": "-m",
     "sampling": "--sampling",
 }
 
@@ -331,6 +343,11 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
     if args.solver == "perceptron":
         return KernelPerceptron(average=average is not False, class_weight=class_weight,
                                 **intercept, **kernel, **common)
+    if args.solver == "svc":
+        from .svc import DualSVC
+
+        return DualSVC(class_weight=class_weight, random_state=args.seed, **kernel, **_given(
+            C=args.cost, tol=args.tol, max_iter=args.iter, cache_size=args.cache_size))
     C = None if args.nu is not None else DEFAULT_C if args.cost is None else args.cost
     return SBPClassifier(
         nu=args.nu, C=C, average=average is not False, fit_intercept=args.unregularized_bias,
@@ -497,6 +514,8 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
                        kernel_evaluations=est.n_kernel_evals_)
         if est.kernel != "linear":  # the linear kernel has no gamma
             summary["gamma"] = est.gamma_
+        if args.solver == "svc":
+            summary["relative_duality_gap"] = est.relative_gap_.tolist()
         if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
             summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
     summary.update(seconds=seconds, training_accuracy=_accuracy(est, X, y))
@@ -572,6 +591,9 @@ def _summary_text(summary):
             + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} kernel "
             f"evaluations, {summary['support_vectors']} support vectors, "
             f"{summary['seconds']:.3f} s")
+    if "objective" not in summary and "relative_duality_gap" in summary:
+        lines.append("relative duality gap = " + ", ".join(
+            f"{v:.3g}" for v in summary["relative_duality_gap"]))
     if "objective" in summary:
         lines.append("objective = " + ", ".join(f"{v:.6g}" for v in summary["objective"])
                      + "; relative duality gap <= "
@@ -934,6 +956,7 @@ def _compile(args, parser):
     import scipy.sparse as sp
 
     from . import (
+        DualSVC,
         KernelPegasosClassifier,
         KernelPerceptron,
         PegasosClassifier,
@@ -958,7 +981,8 @@ def _compile(args, parser):
                   KernelPegasosClassifier(n_iter=20, random_state=0),
                   SBPClassifier(n_iter=10, random_state=0),
                   SBPClassifier(n_iter=10, fit_intercept=True, random_state=0),
-                  KernelPerceptron(n_iter=20, random_state=0)]
+                  KernelPerceptron(n_iter=20, random_state=0),
+                  DualSVC(working_set_size=8)]
     with _compile_events() as events:
         tic = time.perf_counter()
         for data in inputs.values():

@@ -95,9 +95,10 @@ def _estimators():
     from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
     from .linear import PegasosClassifier
+    from .svc import DualSVC
 
     classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
-               DaskPegasosClassifier)
+               DaskPegasosClassifier, DualSVC)
     return {cls.__name__: cls for cls in classes}
 
 
@@ -279,6 +280,11 @@ _SCHEMA = {
         _KERNEL_ARRAYS,
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
          "n_iter_": Integral},
+    ),
+    "DualSVC": (
+        _KERNEL_ARRAYS | {"violation_", "relative_gap_"},
+        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+         "n_kernel_columns_": Integral, "n_iter_": Integral, "fit_status_": Integral},
     ),
 }
 
@@ -597,8 +603,9 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
     if "margin_" in arrays:
         shaped("margin_", (n_problems,))
-    if "nu_" in arrays:
-        shaped("nu_", (n_problems,))
+    for key in ("nu_", "violation_", "relative_gap_"):
+        if key in arrays:
+            shaped(key, (n_problems,))
     sv = arrays["support_vectors_"]
     expected = (0, 0) if kernel == "precomputed" else (n_sv, d)
     refuse.check(sv.shape == expected,

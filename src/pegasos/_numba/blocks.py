@@ -289,6 +289,29 @@ def kernel_block(points, idx, kern):
     return out
 
 
+@njit_parallel
+def kernel_rows(points, idx, kern, out, slots):
+    """``out[slots[m]] = K(X[idx[m]], X)`` (no ``bias2``): :func:`kernel_block` written
+    tile by tile into rows of ``out`` (n columns, float64 or float32), so that each
+    example's kernel column is one contiguous row (what the working-set solver keeps)."""
+    n = points.sqnorm.shape[0]
+    rows, flat, plain_kern = _plain(points, gather_block(points, idx, kern), kern)
+    rows_per = tile_rows(idx.shape[0])
+    for tile in prange((n + rows_per - 1) // rows_per):
+        lo = tile * rows_per
+        hi = min(n, lo + rows_per)
+        _write_rows(_plain_tile(rows, flat, plain_kern, lo, hi), out, slots, lo)
+
+
+@njit
+def _write_rows(part, out, slots, lo):
+    """out[slots[m], lo:lo + len(part)] = part[:, m]."""
+    for m in range(slots.shape[0]):
+        target = out[slots[m]]
+        for j in range(part.shape[0]):
+            target[lo + j] = part[j, m]
+
+
 @njit
 def _plain_tile(rows, flat, plain_kern, lo, hi):
     """:func:`_tile` of :func:`_plain`'s three (in a ``prange`` body)."""

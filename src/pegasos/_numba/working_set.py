@@ -1,0 +1,171 @@
+"""The working-set dual solver's inner solve: SMO on one q x q block.
+
+The dual of the SVM with SVC's intercept, for targets y in {-1, +1} and
+bounds C_i (C times the loss weight of row i)::
+
+    min_a  1/2 a'Qa - sum(a)   subject to  0 <= a_i <= C_i,  y'a = 0,
+
+with Q_ij = y_i y_j K(x_i, x_j) and the gradient G = Qa - 1.  The Python
+driver (:mod:`pegasos._solvers.working_set`) keeps G for every row and every
+one-vs-rest problem, picks a working set of q rows, and hands each problem's
+block here: its kernel matrix ``K`` (q, q), targets, bounds, variables and
+gradients.  :func:`solve_block` then runs LIBSVM's SMO restricted to the
+block -- i the row of largest -y_i G_i that may move up, j chosen by
+LIBSVM's second-order rule (Fan, Chen and Lin, JMLR 2005) among the rows
+that may move down -- until the block's largest violation
+``max_up(-yG) - min_low(-yG)`` falls below ``max(tol, ratio * first)``
+(ThunderSVM's rule: a tenth of where it started) or after ``max_steps``
+pair steps.  Rows outside the block keep their variables; the driver then
+brings every row's gradient up to date with one block product.
+
+A row with C_i = 0 (a zero loss weight, or an empty slot of the block) can
+move neither way and is never picked.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import prange
+
+from ._jit import njit, njit_parallel
+
+#: Curvature used when K_ii + K_jj - 2 K_ij <= 0 (LIBSVM's TAU).
+TAU = 1e-12
+
+
+class InnerPlan(NamedTuple):
+    """When :func:`solve_block` stops: violation ``<= max(tol, ratio * first)``, or
+    after ``max_steps`` pair steps."""
+
+    tol: float
+    ratio: float
+    max_steps: int
+
+
+class Block(NamedTuple):
+    """One problem's block: kernel values ``K`` (q, q), targets ``y``, bounds ``C``;
+    variables ``a`` and gradients ``G`` (both (q,), updated in place)."""
+
+    K: np.ndarray
+    y: np.ndarray
+    C: np.ndarray
+    a: np.ndarray
+    G: np.ndarray
+
+
+@njit
+def violation(y, C, a, G):
+    """(m, M, i): ``m = max -y_t G_t`` over rows that may move up (i its row, -1 if
+    none) and ``M = min -y_t G_t`` over rows that may move down (LIBSVM's Gmax, -Gmax2)."""
+    m, M, i = -np.inf, np.inf, -1
+    for t in range(y.shape[0]):
+        s = -y[t] * G[t]
+        pos = y[t] > 0
+        if (a[t] < C[t]) if pos else (a[t] > 0.0):
+            if s > m:
+                m, i = s, t
+        if (a[t] > 0.0) if pos else (a[t] < C[t]):
+            M = min(M, s)
+    return m, M, i
+
+
+@njit
+def second_order_pair(block, diag, i, m):
+    """j for the pair (i, j): LIBSVM's second-order choice among the rows that may
+    move down with -y_j G_j < m (the largest decrease of the objective); -1 if none.
+    ``diag`` is K's diagonal."""
+    K, y, C, a, G = block
+    j, best = -1, np.inf
+    Ki = K[i]
+    for t in range(y.shape[0]):
+        if not ((a[t] > 0.0) if y[t] > 0 else (a[t] < C[t])):
+            continue
+        b = m + y[t] * G[t]
+        if b > 0.0:
+            curv = diag[i] + diag[t] - 2.0 * Ki[t]
+            gain = -(b * b) / (curv if curv > 0.0 else TAU)
+            if gain <= best:
+                j, best = t, gain
+    return j
+
+
+@njit
+def pair_step(block, i, j):
+    """Move a_i by y_i t and a_j by -y_j t (y'a unchanged) with the step t that
+    minimises the objective inside the box, and update G over the block (K is
+    symmetric: its rows i and j are read, contiguously)."""
+    K, y, C, a, G = block
+    curv = K[i, i] + K[j, j] - 2.0 * K[i, j]
+    t = (y[j] * G[j] - y[i] * G[i]) / (curv if curv > 0.0 else TAU)
+    room_i = C[i] - a[i] if y[i] > 0 else a[i]
+    room_j = a[j] if y[j] > 0 else C[j] - a[j]
+    t = min(t, room_i, room_j)
+    if t == room_i:  # exactly at the bound, without rounding
+        a[i] = C[i] if y[i] > 0 else 0.0
+    else:
+        a[i] += y[i] * t
+    if t == room_j:
+        a[j] = 0.0 if y[j] > 0 else C[j]
+    else:
+        a[j] -= y[j] * t
+    Ki, Kj = K[i], K[j]
+    for k in range(y.shape[0]):
+        G[k] += y[k] * t * (Ki[k] - Kj[k])
+
+
+@njit
+def solve_block(block, plan):
+    """SMO on the block until its violation is ``<= max(plan.tol, plan.ratio * first)``
+    or ``plan.max_steps`` steps.  Returns (steps, first violation, last violation)."""
+    diag = np.diag(block.K).copy()
+    m, M, i = violation(block.y, block.C, block.a, block.G)
+    first = m - M
+    stop = max(plan.tol, plan.ratio * first)
+    steps = 0
+    while m - M > stop and steps < plan.max_steps:
+        j = second_order_pair(block, diag, i, m)
+        if j < 0:
+            break
+        pair_step(block, i, j)
+        steps += 1
+        m, M, i = violation(block.y, block.C, block.a, block.G)
+    return steps, first, m - M
+
+
+@njit
+def gather_block(store, slots, rows):
+    """K over the working set in float64: ``store[slots[a], rows[b]]`` (q, q)."""
+    q = slots.shape[0]
+    out = np.empty((q, q))
+    for a in range(q):
+        column = store[slots[a]]
+        for b in range(q):
+            out[a, b] = column[rows[b]]
+    return out
+
+
+#: Entries of each row of Ft per tile in :func:`add_columns` (a tile of every row of
+#: Ft stays in the L1/L2 cache while the columns stream through).
+ADD_TILE = 1024
+
+
+@njit_parallel
+def add_columns(store, slots, delta, Ft):
+    """``Ft += (store[slots].T @ delta).T``: the kept columns of the rows whose variables
+    moved, times their change, in parallel over tiles of Ft's columns (Ft is F
+    transposed, (problems, n), so that each update is a contiguous multiply-add).  A
+    row moves in few of the problems, so each column is added only to the problems
+    whose delta is not zero (a dense product cost 4x more at 10 classes); every entry
+    is written by one thread, in a fixed order."""
+    n, m = Ft.shape[1], slots.shape[0]
+    for tile in prange((n + ADD_TILE - 1) // ADD_TILE):
+        lo = tile * ADD_TILE
+        hi = min(n, lo + ADD_TILE)
+        for r in range(m):
+            column = store[slots[r], lo:hi]
+            for c in range(Ft.shape[0]):
+                d = delta[r, c]
+                if d != 0.0:
+                    target = Ft[c, lo:hi]
+                    for j in range(hi - lo):
+                        target[j] += d * column[j]

@@ -1,0 +1,191 @@
+"""DualSVC, the working-set dual solver: against its naive reference and against SVC."""
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.svm import SVC
+
+from pegasos import DualSVC
+from pegasos._solvers import working_set as _ws
+
+from .naive import working_set_dual
+
+
+def _problem(n=70, d=5, classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.integers(0, classes, n)
+    X[:, 0] += y  # some signal, still overlapping classes
+    return X, y
+
+
+def _targets(y):
+    classes = np.unique(y)
+    if len(classes) == 2:
+        return np.where(y == classes[1], 1.0, -1.0)[:, None]
+    return np.column_stack([np.where(y == c, 1.0, -1.0) for c in classes])
+
+
+@pytest.mark.parametrize("classes, weights", [(3, False), (2, True), (4, True)])
+def test_equals_the_naive_working_set_iteration(classes, weights):
+    """Given the same kernel values (a Gram matrix), the same iterates: the SMO paths
+    of the two are chaotic (a 1e-16 change of one kernel value changed the second
+    working set's solution by 0.2), so only equal inputs give equal iterates."""
+    X, y = _problem(classes=classes)
+    sw = np.random.default_rng(1).uniform(0.2, 2.0, len(y)) if weights else None
+    K = rbf_kernel(X, gamma=0.3)
+    K = (K + K.T) / 2  # exactly symmetric: the solver reads columns, the reference rows
+    clf = DualSVC(C=3.0, kernel="precomputed", working_set_size=16, tol=1e-4).fit(
+        K, y, sample_weight=sw)
+    Y = _targets(y)
+    C = 3.0 * (np.ones(len(y)) if sw is None else sw)
+    a, F, b = working_set_dual(K, Y, C, q=16, new=8, tol=1e-4)
+    coef = np.zeros((Y.shape[1], len(y)))
+    coef[:, clf.support_] = clf.dual_coef_
+    np.testing.assert_allclose(coef, (Y * a).T, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(clf.intercept_, b, rtol=0, atol=1e-10)
+    assert clf.fit_status_ == 0 and clf.n_iter_ > 2  # several working sets, not one
+
+
+def test_precomputed_gives_rbfs_model():
+    X, y = _problem()
+    rbf = DualSVC(gamma=0.5, working_set_size=16, tol=1e-9).fit(X, y)
+    K = rbf_kernel(X, gamma=0.5)
+    pre = DualSVC(kernel="precomputed", working_set_size=16, tol=1e-9).fit(K, y)
+    np.testing.assert_allclose(pre.decision_function(K), rbf.decision_function(X), atol=1e-6)
+
+
+def test_converged_binary_model_is_svcs():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)
+    ours = DualSVC(C=10, tol=1e-8, working_set_size=64).fit(X, y)
+    svc = SVC(C=10, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), svc.decision_function(X),
+                               rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(np.sort(ours.support_), np.sort(svc.support_))
+    assert ours.relative_gap_[0] < 1e-7
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_converged_model_is_the_naive_solvers_run_long(sparse):
+    X, y = _problem(classes=3, seed=3)
+    clf = DualSVC(C=2.0, gamma=0.4, tol=1e-10, working_set_size=32).fit(
+        sp.csr_matrix(X) if sparse else X, y)
+    Y = _targets(y)
+    a, F, b = working_set_dual(rbf_kernel(X, gamma=0.4), Y, np.full(len(y), 2.0), q=8, new=4,
+                               tol=1e-10)
+    np.testing.assert_allclose(clf.decision_function(X), F + b, rtol=0, atol=1e-8)
+    primal, dual = _ws.objectives(Y, np.full(len(y), 2.0), _ws.WorkingSetState(a, F), b)
+    np.testing.assert_allclose(dual, primal, rtol=1e-8)
+
+
+def test_shared_one_vs_rest_equals_separate_binary_solves():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400] / 16, y[:400]
+    joint = DualSVC(C=10, tol=1e-7, working_set_size=64).fit(X, y)
+    for c in (0, 3, 8):
+        alone = DualSVC(C=10, tol=1e-7, working_set_size=64).fit(X, np.where(y == c, 1, 0))
+        np.testing.assert_allclose(joint.decision_function(X)[:, c], alone.decision_function(X),
+                                   atol=1e-5)
+
+
+def test_accuracy_equals_svcs_on_digits():
+    X, y = load_digits(return_X_y=True)
+    X = X / 16
+    ours = DualSVC(C=10).fit(X[:1200], y[:1200])
+    svc = SVC(C=10).fit(X[:1200], y[:1200])
+    assert ours.score(X[1200:], y[1200:]) == pytest.approx(svc.score(X[1200:], y[1200:]),
+                                                           abs=0.005)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dense_sparse_float32_give_the_same_model(dtype, sparse):
+    X, y = _problem(n=120)
+    reference = DualSVC(C=5, tol=1e-9, working_set_size=32).fit(X, y)
+    Xc = X.astype(dtype)
+    clf = DualSVC(C=5, tol=1e-9, working_set_size=32).fit(sp.csr_matrix(Xc) if sparse else Xc, y)
+    atol = 1e-6 if dtype == np.float64 else 1e-3  # kernel values in float32: 1e-7 relative
+    np.testing.assert_allclose(clf.decision_function(X.astype(dtype)),
+                               reference.decision_function(X), atol=atol)
+    if dtype == np.float32 and not sparse:
+        assert clf.support_vectors_.dtype == np.float32
+
+
+def test_max_iter_warns_with_the_gap():
+    X, y = _problem()
+    with pytest.warns(ConvergenceWarning, match=r"after 1 iterations \(max_iter=1\) .*duality gap of"):
+        clf = DualSVC(max_iter=1, working_set_size=4).fit(X, y)
+    assert clf.fit_status_ == 1 and clf.n_iter_ == 1
+    assert np.all(clf.relative_gap_ > 0)
+
+
+def test_small_cache_gives_the_same_model_with_more_columns():
+    X, y = _problem(n=150)
+    big = DualSVC(working_set_size=16, tol=1e-9).fit(X, y)
+    small = DualSVC(working_set_size=16, tol=1e-9, cache_size=0).fit(X, y)
+    np.testing.assert_allclose(small.decision_function(X), big.decision_function(X), atol=1e-6)
+    assert small.n_kernel_columns_ > big.n_kernel_columns_
+
+
+def test_callback_reports_iterations_1_2_4_8_and_the_last():
+    X, y = _problem()
+    reports = []
+    clf = DualSVC(working_set_size=4, callback=reports.append).fit(X, y)
+    seen = sorted({r.t for r in reports})
+    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < clf.n_iter_] + [clf.n_iter_]
+    assert seen == expected and len(reports) == 3 * len(expected)
+    last = DualSVC(working_set_size=4).fit(X, y)
+    np.testing.assert_array_equal(reports[-1].coef[last.support_], last.dual_coef_[2])
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"C": 0}, r"'C' parameter of DualSVC must be a float in the range \(0.0, inf\)"),
+    ({"tol": -1}, r"'tol' parameter of DualSVC must be a float in the range \(0.0, inf\)"),
+    ({"working_set_size": 1}, r"'working_set_size' parameter of DualSVC must be an int"),
+    ({"max_iter": -2}, r"'max_iter' parameter of DualSVC must be an int in the range \[-1"),
+])
+def test_bad_parameters(params, match):
+    X, y = _problem()
+    with pytest.raises(ValueError, match=match):
+        DualSVC(**params).fit(X, y)
+
+
+def test_command_line_trains_it_with_s_0(tmp_path, capsys):
+    from sklearn.datasets import dump_svmlight_file
+
+    from pegasos import load_model
+    from pegasos.cli import main
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)
+    data, model = tmp_path / "bc.svm", tmp_path / "bc.model"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    assert main(["train", "-s", "0", "-c", "10", "-e", "1e-4", "--json", str(data),
+                 str(model)]) == 0
+    out = capsys.readouterr().out
+    assert '"solver": "svc"' in out and "relative_duality_gap" in out
+    loaded = load_model(model)
+    svc = SVC(C=10, tol=1e-4).fit(X, y)
+    assert type(loaded).__name__ == "DualSVC"
+    np.testing.assert_allclose(loaded.decision_function(X), svc.decision_function(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("option, match", [
+    (["-l", "0.1"], "-s svc takes SVC's C"),
+    (["-k", "4"], r"-k does not apply to -s svc"),
+    (["-B", "1"], "-s svc's intercept is SVC's free b"),
+])
+def test_command_line_refuses_options_svc_does_not_take(tmp_path, capsys, option, match):
+    from pegasos.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "-s", "svc", *option, str(tmp_path / "missing.svm")])
+    assert exc.value.code == 2
+    assert re.search(match, capsys.readouterr().err)
