@@ -497,6 +497,35 @@ def test_multiclass_plot_draws_one_curve_per_class(tmp_path, capsys):
         assert (np.abs(pixels[..., :3] - rgb).max(axis=-1) < 0.03).sum() > 50, rgb
 
 
+def test_svc_trains_one_vs_one_and_plots_each_pair(tmp_path, capsys):
+    """-s svc on three classes: SVC's one-vs-one model (two rows of dual_coef_, three
+    intercepts), its progress and plot per pair, the test error of each pair on its rows."""
+    from matplotlib.image import imread
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 3))
+    y = np.argmax(X, axis=1) + 1
+    data = _write(tmp_path / "m.svm", _svm_text(X[:90], y[:90]))
+    test = _write(tmp_path / "t.svm", _svm_text(X[90:], y[90:]))
+    png, model = tmp_path / "pairs.png", str(tmp_path / "m.model")
+    assert main(["train", "-s", "0", "--test", test, "--plot", str(png), data, model]) == 0
+    assert f"plot written to {png}" in capsys.readouterr().out
+    clf = load_model(model)
+    assert clf.dual_coef_.shape[0] == 2 and clf.intercept_.shape == (3,)
+    pixels = imread(png)
+    for rgb in ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17)):  # three pairs
+        assert (np.abs(pixels[..., :3] - rgb).max(axis=-1) < 0.03).sum() > 50, rgb
+
+
+def test_pair_error_counts_the_pairs_rows_only():
+    from pegasos._progress import problem_error
+
+    scores, y_test = np.array([1.0, -1.0, 1.0, 5.0]), np.array([1, 2, 2, 3])
+    pairs = [(1, 2), (1, 3), (2, 3)]
+    assert problem_error(scores, y_test, np.array([1, 2, 3]), 0, 3, pairs) == pytest.approx(1 / 3)
+    assert problem_error(scores, y_test, np.array([1, 2, 3]), 2, 3, pairs) == pytest.approx(2 / 3)
+
+
 def test_info_shows_the_certificate_of_a_checked_fit(files, capsys):
     tmp, train, _ = files
     model = str(tmp / "e.model")

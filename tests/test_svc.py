@@ -41,8 +41,8 @@ def test_equals_the_naive_working_set_iteration(classes, weights):
     sw = np.random.default_rng(1).uniform(0.2, 2.0, len(y)) if weights else None
     K = rbf_kernel(X, gamma=0.3)
     K = (K + K.T) / 2  # exactly symmetric: the solver reads columns, the reference rows
-    clf = DualSVC(C=3.0, kernel="precomputed", working_set_size=16, tol=1e-4).fit(
-        K, y, sample_weight=sw)
+    clf = DualSVC(C=3.0, kernel="precomputed", working_set_size=16, tol=1e-4,
+                  multi_class="ovr").fit(K, y, sample_weight=sw)
     Y = _targets(y)
     C = 3.0 * (np.ones(len(y)) if sw is None else sw)
     a, F, b = working_set_dual(K, Y, C, q=16, new=8, tol=1e-4)
@@ -75,7 +75,7 @@ def test_converged_binary_model_is_svcs():
 @pytest.mark.parametrize("sparse", [False, True])
 def test_converged_model_is_the_naive_solvers_run_long(sparse):
     X, y = _problem(classes=3, seed=3)
-    clf = DualSVC(C=2.0, gamma=0.4, tol=1e-10, working_set_size=32).fit(
+    clf = DualSVC(C=2.0, gamma=0.4, tol=1e-10, working_set_size=32, multi_class="ovr").fit(
         sp.csr_matrix(X) if sparse else X, y)
     Y = _targets(y)
     a, F, b = working_set_dual(rbf_kernel(X, gamma=0.4), Y, np.full(len(y), 2.0), q=8, new=4,
@@ -85,10 +85,53 @@ def test_converged_model_is_the_naive_solvers_run_long(sparse):
     np.testing.assert_allclose(dual, primal, rtol=1e-8)
 
 
+def test_one_vs_one_is_svcs_model():
+    """multi_class="ovo" (the default): SVC's support vectors in SVC's order, its
+    dual_coef_ layout, intercepts, decision values in both shapes and predictions."""
+    X, y = load_digits(return_X_y=True)
+    keep = y < 4
+    X, y = X[keep][:300] / 16, y[keep][:300]
+    ours = DualSVC(C=10, tol=1e-8).fit(X, y)
+    svc = SVC(C=10, tol=1e-8).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, svc.support_)
+    np.testing.assert_array_equal(ours.n_support_, svc.n_support_)
+    np.testing.assert_allclose(ours.dual_coef_, svc.dual_coef_, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, svc.intercept_, rtol=0, atol=1e-6)
+    for shape in ("ovr", "ovo"):
+        ours.set_params(decision_function_shape=shape)
+        svc.set_params(decision_function_shape=shape)
+        np.testing.assert_allclose(ours.decision_function(X), svc.decision_function(X),
+                                   rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(ours.predict(X), svc.predict(X))
+    assert ours.relative_gap_.shape == (6,) and ours.fit_status_ == 0
+
+
+def test_one_vs_one_saves_loads_and_gives_probabilities(tmp_path):
+    from pegasos import load_model, save_model
+
+    X, y = _problem(n=90, classes=4)
+    clf = DualSVC(probability=True, random_state=0).fit(sp.csr_matrix(X), y)
+    save_model(clf, tmp_path / "m.svm")
+    back = load_model(tmp_path / "m.svm")
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+    proba = back.predict_proba(X)
+    assert proba.shape == (90, 4) and np.allclose(proba.sum(axis=1), 1.0)
+    assert clf.dual_coef_.shape[0] == 3 and clf.intercept_.shape == (6,)
+    back.set_params(decision_function_shape="ovo")  # SVC's pairs; probabilities stay per class
+    assert back.decision_function(X).shape == (90, 6)
+    np.testing.assert_array_equal(back.predict_proba(X), proba)
+    clf.n_support_ = clf.n_support_ + np.array([1, 0, 0, -2], np.int32)
+    save_model(clf, tmp_path / "bad.svm")
+    with pytest.raises(ValueError, match=r"n_support_ must count the \d+ support vectors of "
+                                         r"each of the 4 classes"):
+        load_model(tmp_path / "bad.svm")
+
+
 def test_shared_one_vs_rest_equals_separate_binary_solves():
     X, y = load_digits(return_X_y=True)
     X, y = X[:400] / 16, y[:400]
-    joint = DualSVC(C=10, tol=1e-7, working_set_size=64).fit(X, y)
+    joint = DualSVC(C=10, tol=1e-7, working_set_size=64, multi_class="ovr").fit(X, y)
     for c in (0, 3, 8):
         alone = DualSVC(C=10, tol=1e-7, working_set_size=64).fit(X, np.where(y == c, 1, 0))
         np.testing.assert_allclose(joint.decision_function(X)[:, c], alone.decision_function(X),
@@ -118,12 +161,16 @@ def test_dense_sparse_float32_give_the_same_model(dtype, sparse):
         assert clf.support_vectors_.dtype == np.float32
 
 
-def test_max_iter_warns_with_the_gap():
+@pytest.mark.parametrize("multi_class, match, iterations, problems", [
+    ("ovr", r"after 1 iterations \(max_iter=1\) .*duality gap of", 1, 3),
+    ("ovo", r"after 3 iterations \(max_iter=1 per pair of classes\) .*duality gap of", 3, 3),
+])
+def test_max_iter_warns_with_the_gap(multi_class, match, iterations, problems):
     X, y = _problem()
-    with pytest.warns(ConvergenceWarning, match=r"after 1 iterations \(max_iter=1\) .*duality gap of"):
-        clf = DualSVC(max_iter=1, working_set_size=4).fit(X, y)
-    assert clf.fit_status_ == 1 and clf.n_iter_ == 1
-    assert np.all(clf.relative_gap_ > 0)
+    with pytest.warns(ConvergenceWarning, match=match):
+        clf = DualSVC(max_iter=1, working_set_size=4, multi_class=multi_class).fit(X, y)
+    assert clf.fit_status_ == 1 and clf.n_iter_ == iterations
+    assert clf.relative_gap_.shape == (problems,) and np.all(clf.relative_gap_ > 0)
 
 
 def test_small_cache_gives_the_same_model_with_more_columns():
@@ -137,12 +184,46 @@ def test_small_cache_gives_the_same_model_with_more_columns():
 def test_callback_reports_iterations_1_2_4_8_and_the_last():
     X, y = _problem()
     reports = []
-    clf = DualSVC(working_set_size=4, callback=reports.append).fit(X, y)
+    clf = DualSVC(working_set_size=4, multi_class="ovr", callback=reports.append).fit(X, y)
     seen = sorted({r.t for r in reports})
     expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < clf.n_iter_] + [clf.n_iter_]
     assert seen == expected and len(reports) == 3 * len(expected)
-    last = DualSVC(working_set_size=4).fit(X, y)
+    last = DualSVC(working_set_size=4, multi_class="ovr").fit(X, y)
     np.testing.assert_array_equal(reports[-1].coef[last.support_], last.dual_coef_[2])
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_start_from_kernel_pegasos_is_feasible_and_its_gradients_exact(weights):
+    """The start's a: in the box, sum a y = 0 per problem; its F equal K @ (y a)
+    recomputed from scratch; a fit stopped at once (max_iter=0) keeps it."""
+    X, y = _problem(n=90, classes=3)
+    sw = np.random.default_rng(2).uniform(0.3, 2.0, len(y)) if weights else None
+    with pytest.warns(ConvergenceWarning):
+        clf = DualSVC(C=4.0, start_epochs=2, max_iter=0, multi_class="ovr",
+                      random_state=0).fit(X, y, sample_weight=sw)
+    Y = _targets(y)
+    C = 4.0 * (np.ones(len(y)) if sw is None else sw)
+    state, evals = clf._start(X, y, Y, C)
+    assert np.all(state.a >= 0) and np.all(state.a <= C[:, None])
+    np.testing.assert_allclose((Y * state.a).sum(axis=0), 0.0, atol=1e-12)
+    assert np.all(state.a.sum(axis=0) > 0)  # a real start, not zero
+    F = rbf_kernel(X, gamma=clf.gamma_) @ (Y * state.a)
+    np.testing.assert_allclose(state.F, F, rtol=0, atol=1e-10)
+    coef = np.zeros((3, len(y)))
+    coef[:, clf.support_] = clf.dual_coef_
+    np.testing.assert_array_equal(coef, (Y * state.a).T)
+    assert clf.n_iter_ == 0 and clf.n_kernel_columns_ == 0 and clf.n_kernel_evals_ > evals
+
+
+def test_started_fit_reaches_the_cold_fits_model():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400] / 16, y[:400]
+    cold = DualSVC(C=10, tol=1e-7, working_set_size=64).fit(X, y)
+    started = DualSVC(C=10, tol=1e-7, working_set_size=64, start_epochs=1,
+                      random_state=0).fit(X, y)
+    assert started.fit_status_ == 0
+    np.testing.assert_allclose(started.decision_function(X), cold.decision_function(X),
+                               atol=1e-4)
 
 
 @pytest.mark.parametrize("params, match", [
@@ -150,6 +231,8 @@ def test_callback_reports_iterations_1_2_4_8_and_the_last():
     ({"tol": -1}, r"'tol' parameter of DualSVC must be a float in the range \(0.0, inf\)"),
     ({"working_set_size": 1}, r"'working_set_size' parameter of DualSVC must be an int"),
     ({"max_iter": -2}, r"'max_iter' parameter of DualSVC must be an int in the range \[-1"),
+    ({"start_epochs": -1}, r"'start_epochs' parameter of DualSVC must be a float in the range "
+                           r"\[0.0, inf\)"),
 ])
 def test_bad_parameters(params, match):
     X, y = _problem()

@@ -67,7 +67,7 @@ class ProbabilityMixin:
                 fold.fit(X_train, y[train], sample_weight=sw[train])
             else:
                 fold.fit(X_train, y[train])
-            scores[test] = fold.decision_function(X_test).reshape(len(test), n_problems)
+            scores[test] = fold._probability_scores(X_test).reshape(len(test), n_problems)
         a, b = [], []
         for c in range(n_problems):
             positive = classes[1] if n_problems == 1 else classes[c]
@@ -78,6 +78,10 @@ class ProbabilityMixin:
         self.probB_ = np.asarray(b, dtype=np.float64)
         return self
 
+    def _probability_scores(self, X):
+        """The decision values the sigmoids take: one column per one-vs-rest problem."""
+        return self.decision_function(X)
+
     @available_if(_has_probability)
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order.
@@ -86,7 +90,7 @@ class ProbabilityMixin:
         values, fitted by 5-fold cross-validation during ``fit``.
         """
         check_is_fitted(self, ["probA_", "probB_"])
-        scores = np.asarray(self.decision_function(X), dtype=np.float64)
+        scores = np.asarray(self._probability_scores(X), dtype=np.float64)
         scores = scores.reshape(scores.shape[0], -1)
         z = np.clip(scores * self.probA_ + self.probB_, -500.0, 500.0)
         p = 1.0 / (1.0 + np.exp(z))

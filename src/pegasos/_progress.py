@@ -12,13 +12,21 @@ import sys
 CHECKS_FOR_PLOT = 20
 
 
-def problem_error(scores, y_test, classes, c, n_problems):
+def problem_error(scores, y_test, classes, c, n_problems, pairs=None):
     """Test error of binary problem c's decision values: the classification error for two
-    classes, else that of its one-vs-rest task (classes[c] against the rest)."""
+    classes; with ``pairs`` (one-vs-one: problem c is the pair of labels ``pairs[c]``,
+    positive for the first), the error on the test rows of those two classes; else that
+    of its one-vs-rest task (classes[c] against the rest)."""
     import numpy as np
 
     if n_problems == 1:
         return float(np.mean(np.where(scores > 0, classes[1], classes[0]) != y_test))
+    if pairs is not None:
+        first, second = pairs[c]
+        mine = (y_test == first) | (y_test == second)
+        if not mine.any():
+            return float("nan")
+        return float(np.mean((scores[mine] > 0) != (y_test[mine] == first)))
     return float(np.mean((scores > 0) != (y_test == classes[c])))
 
 
@@ -36,18 +44,21 @@ class Progress:
     objective or kernel evaluations, and its test error in ``history[c]``
     (with several problems, the error of its binary task: class c against the
     rest).  ``decision(X_test, report)`` gives the report's model's decision
-    values (by default a linear model's).  ``total`` None: the first report's
+    values (by default a linear model's).  ``pairs``: the labels of each problem's
+    two classes, for one-vs-one models.  ``total`` None: the first report's
     budget.  The bar stays on screen when the run ends (the summary lines
     follow it).
     """
 
-    def __init__(self, total, quiet, X_test, y_test, classes, decision=linear_decision):
+    def __init__(self, total, quiet, X_test, y_test, classes, decision=linear_decision,
+                 pairs=None):
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, unit="it", unit_scale=True, disable=quiet or None,
                         file=sys.stderr, leave=True)
         self.X_test, self.y_test, self.classes = X_test, y_test, classes
         self.decision = decision
+        self.pairs = pairs
         self.done = {}
         self.history = {}
 
@@ -73,7 +84,8 @@ class Progress:
             hist.setdefault("kernel_evals", []).append(report.kernel_evals)
         if self.X_test is not None:
             scores = self.decision(self.X_test, report)
-            error = problem_error(scores, self.y_test, self.classes, c, report.n_problems)
+            error = problem_error(scores, self.y_test, self.classes, c, report.n_problems,
+                                  self.pairs)
             hist["test_error"].append(error)
             postfix["test error"] = f"{100 * error:.2f}%"
         if report.n_problems == 1 and postfix:

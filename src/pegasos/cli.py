@@ -490,8 +490,10 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
             est.set_params(check_every=max(epochs / CHECKS_FOR_PLOT, 1e-9))
     # the kernel solvers' budget is known once the fit resolves it: the bar learns it then
     total = plan.n_iter * n_problems if linear else None
+    pairs = _pairs(est, classes)
     progress = Progress(total, args.quiet or args.json, X_test if linear or args.plot else None,
-                        y_test, classes, _decision(est, X) if not linear else linear_decision)
+                        y_test, classes, _decision(est, X) if not linear else linear_decision,
+                        pairs)
     est.set_params(callback=progress)
     tic = time.perf_counter()
     try:
@@ -525,7 +527,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
     if X_test is not None:
         summary["test_accuracy"] = _accuracy(est, X_test, y_test)
     if args.plot:
-        _plot(args, est, progress.history)
+        _plot(args, est, progress.history, pairs)
         summary["plot"] = args.plot
     if args.json:
         _print_json(summary)
@@ -552,13 +554,27 @@ def _decision(est, X):
     return decision
 
 
-def _plot(args, est, history):
-    """The training curves: one per one-vs-rest problem, labelled by its class."""
+def _pairs(est, classes):
+    """The labels of each problem's two classes when the model is one-vs-one, else None."""
+    import itertools
+
+    if len(classes) > 2 and getattr(est, "multi_class", "ovr") == "ovo":
+        return list(itertools.combinations(classes, 2))
+    return None
+
+
+def _plot(args, est, history, pairs):
+    """The training curves: one per problem, labelled by its class (or pair of classes)."""
     from .plotting import plot_kernel_training, plot_training
 
     classes = est.classes_
-    curves = (history.get(0, {}) if len(classes) == 2 else
-              {f"{_label(classes[c])} vs rest": history.get(c, {}) for c in range(len(classes))})
+    if pairs is not None:
+        curves = {f"{_label(i)} vs {_label(j)}": history.get(p, {})
+                  for p, (i, j) in enumerate(pairs)}
+    else:
+        curves = (history.get(0, {}) if len(classes) == 2 else
+                  {f"{_label(classes[c])} vs rest": history.get(c, {})
+                   for c in range(len(classes))})
     name = os.path.basename(args.data)
     if args.solver == "pegasos":
         plan = est.plan_

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
 from ._base import (
     ESTIMATOR_CONSTRAINTS,
@@ -60,6 +60,7 @@ from ._solvers import kernel_pegasos as _kp
 from ._solvers import sbp as _sbp
 from ._solvers.engine import block_columns, decision_values, one_blas_thread, points
 from ._solvers.report import Report
+from .objective import DualityGap, best_multiple, feasible
 
 __all__ = ["KernelPegasosClassifier", "KernelPerceptron", "SBPClassifier", "nu_for",
            "nu_from_svm", "one_blas_thread"]
@@ -122,8 +123,39 @@ def _documented(obj):
     ``fit`` method's."""
     obj.__doc__ = (obj.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
                    .replace("    __CALLBACK_PARAMETER__\n", _CALLBACK_PARAMETER)
-                   .replace("        __FIT_PARAMETERS__\n", _FIT_PARAMETERS))
+                   .replace("        __FIT_PARAMETERS__\n", _FIT_PARAMETERS)
+                   .replace("        __GAP_PARAMETERS__\n", _GAP_PARAMETERS))
     return obj
+
+
+#: The ``duality_gap`` methods' Parameters, Returns and cost.
+_GAP_PARAMETERS = """        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows of the problem, usually the training rows (then the dual
+            vector starts from the model's own coefficients; otherwise from the
+            sample weights of X's margin violators).  With
+            ``kernel="precomputed"``, the training Gram matrix.
+        y : array-like of shape (n_samples,)
+            Their labels, among ``classes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples' losses, as given to ``fit``.
+
+        Returns
+        -------
+        list of DualityGap
+            One :class:`~pegasos.objective.DualityGap` per one-vs-rest problem
+            (one for two classes), in the lambda form of
+            :mod:`pegasos.objective`: ``primal`` is P(w), ``dual`` a certified
+            ``D(alpha) <= P*``, and ``gap`` bounds ``P(w) - P*`` from above.
+
+        Notes
+        -----
+        The dual vector is the start made feasible (clipped to the box) at its
+        best multiple inside the box.  Kernel values: the decision values on X
+        (n x n_SV), the model's norm (n_SV^2) and the dual vector's norm (its
+        non-zero rows squared: n_SV^2 on the training rows).
+"""
 
 
 #: The kernel Perceptron's default budget in passes (see its ``n_epochs``).
@@ -242,6 +274,12 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             column per one-vs-rest problem.
         """
         check_is_fitted(self)
+        scores = self._scores(X, self.dual_coef_, self.intercept_)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _scores(self, X, coef, intercept):
+        """``coef @ K(support_vectors_, X) + intercept``, (n_samples, len(coef)), for the
+        coefficients ``coef`` over the support vectors; X validated here."""
         check_sparse_structure(X)
         dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
         X = validate_data(
@@ -249,15 +287,14 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             accept_large_sparse=True, reset=False,
         )
         if self.kernel == "precomputed":
-            scores = np.asarray(X[:, self.support_] @ self.dual_coef_.T)
+            scores = np.asarray(X[:, self.support_] @ np.asarray(coef).T)
         else:
             X, support_vectors = compact_columns(X, self.support_vectors_)
             scores = decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
-                                     np.ascontiguousarray(self.dual_coef_, dtype=np.float64),
-                                     self._kargs)
-        scores += self.intercept_
+                                     np.ascontiguousarray(coef, dtype=np.float64), self._kargs)
+        scores += intercept
         check_finite_scores(scores)
-        return scores[:, 0] if scores.shape[1] == 1 else scores
+        return scores
 
     def predict(self, X):
         """Class labels: the sign of the decision (binary) or its argmax (one-vs-rest).
@@ -276,6 +313,112 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+    # -- certificate -----------------------------------------------------------
+
+    def _certificate(self, X, y, sample_weight, lam_of, bias2, unregularized):
+        """One :class:`~pegasos.objective.DualityGap` per problem of the fitted model on
+        ``(X, y)``: the primal of ``lam_of(m)`` for a problem on m rows (the kernel plus
+        ``bias2``, an intercept feature's term; or a free intercept when
+        ``unregularized``) and the dual value of a feasible start, at its best multiple."""
+        check_is_fitted(self)
+        check_sparse_structure(X)
+        dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
+        X = validate_data(self, X, accept_sparse="csr", dtype=dtype, order="C",
+                          accept_large_sparse=True, reset=False)
+        y = np.asarray(y)
+        check_consistent_length(X, y)
+        unknown = np.setdiff1d(y, self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y holds labels the model was not fitted on: {unknown[:5].tolist()}; its "
+                f"classes are {self.classes_[:10].tolist()}.")
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', duality_gap takes the Gram matrix of the training "
+                f"samples, of shape ({X.shape[1]}, {X.shape[1]}); got shape {X.shape}: the "
+                "certificate needs the kernel between its rows.")
+        sw = loss_weights(X, y, sample_weight, getattr(self, "class_weight", None), self.classes_)
+        training = self._is_training_set(X)
+        problems = self._problems(y)
+        # every problem's RKHS norm from one pass of the support vectors against themselves
+        coef = np.ascontiguousarray(np.vstack([p[2] for p in problems]))
+        w2 = np.einsum("cs,sc->c", coef, (
+            self._products(X, self.support_, self.support_, coef, bias2)
+            if self.kernel == "precomputed"
+            else self._products(self.support_vectors_, None, None, coef, bias2)))
+        gaps, first = [], 0
+        for rows, Y, coef, intercept in problems:
+            m = len(y) if rows is None else len(rows)
+            gaps += self._gaps(X, rows, Y, sw if rows is None else sw[rows], coef, intercept,
+                               w2[first:first + len(coef)], lam_of(m), bias2, unregularized,
+                               training)
+            first += len(coef)
+        return gaps
+
+    def _problems(self, y):
+        """The fitted binary problems on rows with labels y: (the rows, None for all;
+        their ±1 targets (m, problems); the coefficients over the support vectors;
+        the intercepts).  One-vs-rest here."""
+        return [(None, np.column_stack(self._binary_targets(y)),
+                 np.ascontiguousarray(self.dual_coef_, dtype=np.float64), self.intercept_)]
+
+    def _gaps(self, X, rows, Y, sw, coef, intercept, w2, lam, bias2, unregularized, training):
+        """The certificates of the problems ``coef`` (RKHS norms squared ``w2``) on X's
+        ``rows`` (all when None)."""
+        n = X.shape[0]
+        m = n if rows is None else len(rows)
+        where = np.arange(n) if rows is None else rows
+        z = 1.0 - Y * self._scores(X if rows is None else X[rows], coef, intercept)
+        if training:
+            # The model's own expansion: w = sum_i alpha_i y_i phi(x_i) / (lam m).
+            at = np.full(n, -1, np.int64)
+            at[where] = np.arange(m)
+            at = at[self.support_]
+            start = np.zeros((m, Y.shape[1]))
+            start[at[at >= 0]] = lam * m * coef.T[at >= 0]
+            start *= Y
+        else:
+            start = np.where(z > 0.0, sw[:, None], 0.0)
+        alpha = np.column_stack([feasible(start[:, c], sw, Y[:, c], unregularized)
+                                 for c in range(Y.shape[1])])
+        v = alpha * Y
+        nonzero = np.flatnonzero(np.any(v != 0.0, axis=1))
+        vr = np.ascontiguousarray(v[nonzero].T)
+        quad = np.einsum("cs,sc->c", vr, self._products(X, where[nonzero], where[nonzero], vr,
+                                                        bias2))
+        quad /= 2.0 * lam * m * m
+        return [DualityGap(
+            primal=float(0.5 * lam * w2[c] + sw @ np.maximum(z[:, c], 0.0) / m),
+            dual=float(best_multiple(alpha[:, c], sw, m, quad[c])))
+            for c in range(Y.shape[1])]
+
+    def _products(self, X, left, right, coef, bias2=0.0):
+        """``(K(X[left], X[right]) + bias2) @ coef.T``, of shape (len(left), n_problems);
+        ``left`` or ``right`` None for every row of X.  With ``kernel="precomputed"``,
+        X is the training Gram matrix, which both index."""
+        A = X if left is None else X[left]
+        if self.kernel == "precomputed":
+            products = (A if right is None else A[:, right]) @ coef.T
+        else:
+            A, B = compact_columns(A, X if right is None else X[right])
+            products = decision_values(as_rows(A, A.dtype), as_rows(B, B.dtype), coef,
+                                       self._kargs)
+        return products + bias2 * coef.sum(axis=1)
+
+    def _is_training_set(self, X):
+        """Whether X holds the support vectors at their training rows (the start of
+        the certificate's dual vector is then the model's own)."""
+        if self.kernel == "precomputed":
+            return True
+        sv, vectors = self.support_, self.support_vectors_
+        if sv.size == 0 or X.shape[0] <= sv.max() or sp.issparse(X) != sp.issparse(vectors):
+            return False
+        ours = X[sv]
+        if sp.issparse(ours):
+            return ours.shape == vectors.shape and (ours != vectors).nnz == 0
+        return np.array_equal(ours, vectors)
 
 
 def _warn_cache_size(est):
@@ -484,6 +627,20 @@ class KernelPegasosClassifier(_ResponseSolver):
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight)
+
+    @_documented
+    def duality_gap(self, X, y, sample_weight=None):
+        """Primal objective and duality-gap certificate of the fitted model on (X, y).
+
+        The problem is the one the model was fitted for: ``lam_``, the class
+        weights and, with ``fit_intercept``, the intercept as a feature of
+        value ``intercept_scaling`` (regularised, as in the kernel).  Use it to
+        see how far from the SVM's optimum a stochastic fit stopped.
+
+        __GAP_PARAMETERS__
+        """
+        check_is_fitted(self)
+        return self._certificate(X, y, sample_weight, lambda m: self.lam_, self._bias2(), False)
 
     def _plan(self, n, weights):
         """Budget: 10/lambda examples drawn by default (each iteration costs k columns)."""

@@ -572,6 +572,12 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
                  f"classes_ must list at least two classes; got shape {list(classes.shape)}")
     refuse.check(np.all(classes[1:] > classes[:-1]), "classes_ must be sorted and distinct")
     n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
+    # DualSVC's one-vs-one layout (SVC's): k - 1 rows of dual_coef_, one model per pair
+    k = classes.shape[0]
+    coef = arrays.get("dual_coef_")
+    one_vs_one = (name == "DualSVC" and k > 2 and getattr(coef, "ndim", 0) == 2
+                  and coef.shape[0] == k - 1)
+    n_models = k * (k - 1) // 2 if one_vs_one else n_problems
 
     def shaped(key, shape, kinds="f"):
         arr = arrays[key]
@@ -583,7 +589,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
             refuse.check(bool(np.all(np.isfinite(arr))), f"{key} holds NaN or infinite values")
         return arr
 
-    shaped("intercept_", (n_problems,))
+    shaped("intercept_", (n_models,))
     refuse.check(("probA_" in arrays) == ("probB_" in arrays), "probA_ and probB_ go together")
     if "probA_" in arrays:
         shaped("probA_", (n_problems,))
@@ -594,18 +600,23 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         shaped("coef_", (n_problems, d))
         return
     n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
-    shaped("dual_coef_", (n_problems, n_sv))
+    shaped("dual_coef_", (k - 1 if one_vs_one else n_problems, n_sv))
     support = shaped("support_", (n_sv,), kinds="iu")
     refuse.check(bool(np.all(support >= 0)), "support_ holds negative indices")
     if kernel == "precomputed":  # indices of the Gram matrix's columns
         refuse.check(bool(np.all(support < d)), f"support_ holds indices beyond the {d} "
                                                 "training samples")
-    shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
+    counts = shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
+    if one_vs_one:  # prediction reads the support vectors grouped by class
+        refuse.check(counts.shape == (k,) and bool(np.all(counts >= 0))
+                     and int(counts.sum()) == n_sv,
+                     f"n_support_ must count the {n_sv} support vectors of each of the {k} "
+                     f"classes; got {counts.tolist()[:10]}")
     if "margin_" in arrays:
         shaped("margin_", (n_problems,))
     for key in ("nu_", "violation_", "relative_gap_"):
         if key in arrays:
-            shaped(key, (n_problems,))
+            shaped(key, (n_models,))
     sv = arrays["support_vectors_"]
     expected = (0, 0) if kernel == "precomputed" else (n_sv, d)
     refuse.check(sv.shape == expected,

@@ -108,6 +108,32 @@ def _augmented(coef, intercept, intercept_mode, intercept_scaling, n_features):
     return w, 0.0, 0.0
 
 
+def feasible(alpha, sw, y, unregularized):
+    """``alpha`` clipped to the box ``[0, s_i]``; with an unregularised intercept the
+    heavier class scaled down so that ``sum_i alpha_i y_i = 0``.  A new array."""
+    alpha = np.clip(alpha, 0.0, sw)
+    if unregularized:
+        pos = y > 0
+        s_pos, s_neg = alpha[pos].sum(), alpha[~pos].sum()
+        both = min(s_pos, s_neg)
+        alpha[pos] *= both / s_pos if s_pos > 0 else 0.0
+        alpha[~pos] *= both / s_neg if s_neg > 0 else 0.0
+    return alpha
+
+
+def best_multiple(alpha, sw, m, quad):
+    """The best dual value along the ray of a feasible ``alpha``:
+    ``max D(c alpha) = c lin - c^2 quad`` over ``0 < c <= c_max``, the largest
+    ``c`` inside the box, where ``lin = sum(alpha) / m`` and ``quad`` is
+    ``||sum_i alpha_i y_i x_i||^2 / (2 lam m^2)``.  ``c = 1`` is feasible, so
+    this is at least ``D(alpha)``."""
+    ratio = np.divide(alpha, sw, out=np.zeros(len(alpha)), where=sw > 0)
+    c_max = 1.0 / ratio.max() if ratio.max() > 0 else 1.0
+    lin = alpha.sum() / m
+    c = c_max if quad <= 0 else min(c_max, lin / (2.0 * quad))
+    return c * lin - c * c * quad
+
+
 def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alpha=None, sqnorm=None):
     """:class:`DualityGap` of the model ``(w, b)`` in the kernels' layout.
 
@@ -127,25 +153,11 @@ def gap_from_rows(rows: Rows, y, sw, lam, w, bias_feature, b, unregularized, alp
     primal = 0.5 * lam * float(w @ w) + float(np.sum(sw * np.maximum(z, 0.0))) / m
     if alpha is None or len(alpha) != m:
         alpha = np.where(z > 0.0, sw, 0.0)
-    else:
-        alpha = np.clip(alpha, 0.0, sw)
-    if unregularized:
-        # Feasibility needs sum_i alpha_i y_i = 0: scale the heavier class down.
-        pos = y > 0
-        s_pos, s_neg = alpha[pos].sum(), alpha[~pos].sum()
-        both = min(s_pos, s_neg)
-        alpha[pos] *= both / s_pos if s_pos > 0 else 0.0
-        alpha[~pos] *= both / s_neg if s_neg > 0 else 0.0
+    alpha = feasible(alpha, sw, y, unregularized)
     scale = 1.0 / (lam * m)
     w_alpha = np.zeros(rows.n_features + 1)
     expand(rows.kernel, alpha * y * scale, bias_feature, w_alpha)
-    # Best multiple c * alpha inside the box: D(c alpha) = c lin - c^2 quad.
-    ratio = np.divide(alpha, sw, out=np.zeros(m), where=sw > 0)
-    c_max = 1.0 / ratio.max() if ratio.max() > 0 else 1.0
-    lin = alpha.sum() / m
-    quad = 0.5 * lam * float(w_alpha @ w_alpha)
-    c = c_max if quad <= 0 else min(c_max, lin / (2.0 * quad))
-    dual = c * lin - c * c * quad
+    dual = best_multiple(alpha, sw, m, 0.5 * lam * float(w_alpha @ w_alpha))
     if not unregularized:
         # Coordinate ascent starts from the unscaled alpha: the parabola's c
         # is often small (1/lam amplifies the noise in alpha), and a start

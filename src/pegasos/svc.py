@@ -1,20 +1,24 @@
 """SVC's model by a working-set dual solver on the blocked engine: :class:`DualSVC`."""
 
+import itertools
 import math
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import constraints_of, loss_weights
-from ._sklearn_private import Interval, _fit_context
+from ._rows import as_rows, compact_columns
+from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import points
+from ._solvers.engine import dtype_of, points
 from ._solvers.report import Report
-from .kernel import _documented, _KernelClassifier
+from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier
 
 __all__ = ["DualSVC"]
+
 
 #: Rows replaced per iteration, as a share of the working set (ThunderSVM's half).
 #: On 20,000 Fashion-MNIST rows with the column cache, q = 1024 and half new took
@@ -45,9 +49,15 @@ class DualSVC(_KernelClassifier):
     are computed by the blocked engine, a block of rows at a time, and kept:
     a row chosen again costs nothing while its column is in the cache.
 
-    Multi-class problems are one-vs-rest (as the library's other kernel
-    estimators; not SVC's one-vs-one), trained together: one working set
-    of the union of every problem's worst rows, one block of columns for all.
+    Multi-class problems are one-vs-one by default, as in SVC: one problem
+    per pair of classes on their rows, the model SVC's (its support vectors,
+    ``dual_coef_`` layout, intercepts, decision values and votes).  With
+    ``multi_class="ovr"`` they are one-vs-rest instead (as the library's other
+    kernel estimators), trained together: one working set of the union of
+    every problem's worst rows, one block of columns for all.  One-vs-one was
+    8x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
+    section 12): its columns are a fifth as long, so 200 MB keeps five times
+    as many, and its problems are smaller.
 
     Parameters
     ----------
@@ -82,11 +92,34 @@ class DualSVC(_KernelClassifier):
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
         ``C * class_weight[i]``.
+    multi_class : {"ovo", "ovr"}, default="ovo"
+        How more than two classes are trained: one problem per pair of
+        classes (SVC's one-vs-one), or one per class against the rest,
+        sharing kernel columns.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        As in :class:`sklearn.svm.SVC`, for one-vs-one models: ``"ovo"``
+        gives one decision column per pair, ``"ovr"`` SVC's per-class view
+        of the votes.  One-vs-rest models always give one column per class.
+    start_epochs : float >= 0, default=0.0
+        Passes of :class:`KernelPegasosClassifier` (same ``C``, kernel and
+        weights, no intercept) to start from; 0 starts from zero.  Its
+        coefficients become dual variables along their ray (the best multiple
+        of the dual), clipped to the box and balanced between the classes, and
+        their gradients come from one pass of every row against its support
+        vectors.  Measured on Fashion-MNIST (10 classes, C = 10), it made
+        every fit slower, hence the default: on 20,000 rows one-vs-one took
+        10.0 s and 10.8 s from 0.5 and 1 epoch against 8.1 s from zero,
+        one-vs-rest (8 GB cache) 11.3 s and 12.7 s against 8.7 s; on all
+        60,000 rows one-vs-rest, 75.3 s from 0.5 epoch against 56.4 s.  The
+        solver chooses its rows from the gradients whatever the start, so the
+        start saves few columns and costs a pass of every row against its
+        support vectors.
     probability : bool, default=False
         Also fit ``predict_proba`` (Platt's sigmoid of 5-fold cross-validated
         decision values, as ``SVC(probability=True)``).
     random_state : int, RandomState instance or None, default=None
-        Only for ``probability``'s folds: the solver has no randomness.
+        The start's draws (``start_epochs``) and ``probability``'s folds; the
+        working-set solver itself has no randomness.
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last, once per
         one-vs-rest problem, with one :class:`~pegasos.Report`: ``t`` and
@@ -100,18 +133,24 @@ class DualSVC(_KernelClassifier):
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, n_support_
-        As :class:`sklearn.svm.SVC` (binary); one-vs-rest rows otherwise.
+        As :class:`sklearn.svm.SVC`: one-vs-one, ``dual_coef_`` has
+        ``n_classes - 1`` rows and ``intercept_`` one value per pair;
+        one-vs-rest, one row and one intercept per class.
     classes_ : ndarray
     gamma_ : float
         The kernel coefficient used ("scale"/"auto" resolved as in SVC).
     n_iter_ : int
-        Iterations (working sets).
+        Iterations (working sets), summed over the pairs of classes.
     n_kernel_columns_ : int
-        Kernel columns computed (each n kernel values), shared by the problems.
+        Kernel columns computed (each as long as its problem's rows: n, or the
+        two classes' rows of a pair), shared by the one-vs-rest problems.
     n_kernel_evals_ : int
-        ``n_kernel_columns_ * n`` plus the n diagonal values.
+        The columns' kernel values plus the n diagonal values, plus the start's
+        (kernel Pegasos' evaluations, its support vectors against themselves
+        and every row against them).
     violation_ : ndarray of shape (n_problems,)
-        Each problem's largest violation of the optimality conditions at the end.
+        Each problem's (one per pair, or per one-vs-rest class, or one for two
+        classes) largest violation of the optimality conditions at the end.
     relative_gap_ : ndarray of shape (n_problems,)
         Each problem's relative duality gap ``(P - D) / P`` at the end: the
         primal from the kept gradients, the dual from the variables.
@@ -140,12 +179,16 @@ class DualSVC(_KernelClassifier):
         "tol": [Interval(Real, 0, math.inf, closed="neither")],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
         "working_set_size": [Interval(Integral, 4, None, closed="left")],
+        "start_epochs": [Interval(Real, 0, math.inf, closed="left")],
+        "multi_class": [StrOptions({"ovo", "ovr"})],
+        "decision_function_shape": [StrOptions({"ovo", "ovr"})],
         **constraints_of("class_weight"),
     }
 
     def __init__(
         self, C=1.0, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
         max_iter=-1, working_set_size=1024, cache_size=200.0, class_weight=None,
+        multi_class="ovo", decision_function_shape="ovr", start_epochs=0.0,
         probability=False, random_state=None, callback=None,
     ):
         self.C = C
@@ -158,6 +201,9 @@ class DualSVC(_KernelClassifier):
         self.working_set_size = working_set_size
         self.cache_size = cache_size
         self.class_weight = class_weight
+        self.multi_class = multi_class
+        self.decision_function_shape = decision_function_shape
+        self.start_epochs = start_epochs
         self.probability = probability
         self.random_state = random_state
         self.callback = callback
@@ -165,7 +211,7 @@ class DualSVC(_KernelClassifier):
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Solve the SVM dual of every one-vs-rest problem to ``tol``.
+        """Solve the SVM dual of every problem (pair of classes, or class) to ``tol``.
 
         __FIT_PARAMETERS__
         """
@@ -173,42 +219,242 @@ class DualSVC(_KernelClassifier):
         rows, sqnorm, _ = self._setup(X, y)
         n = rows.n_rows
         bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
-        Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
+        if self.multi_class == "ovo" and len(self.classes_) > 2:
+            labels = np.searchsorted(self.classes_, y)
+            problems = []
+            for i, j in itertools.combinations(range(len(self.classes_)), 2):
+                keep = np.flatnonzero((labels == i) | (labels == j))
+                # LIBSVM's orientation: positive for the first class of the pair
+                problems.append((keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None]))
+        else:
+            problems = [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
+        solved, seconds, evals = [], 0.0, n  # the kernel's diagonal, once
+        for p, (keep, Y) in enumerate(problems):
+            result, cost = self._solve(X, y, keep, Y, bounds, rows, sqnorm,
+                                       (p, len(problems), seconds))
+            solved.append(result)
+            seconds += result.seconds
+            evals += cost
+        gaps = []
+        for (keep, Y), result in zip(problems, solved):
+            primal, dual = _ws.objectives(Y, bounds if keep is None else bounds[keep],
+                                          result.state, result.intercept)
+            gaps.append((primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny))
+        self.violation_ = np.concatenate([r.violation for r in solved])
+        self.relative_gap_ = np.concatenate(gaps)
+        self.n_iter_ = int(sum(r.n_iter for r in solved))
+        self.n_kernel_columns_ = int(sum(r.columns for r in solved))
+        self.n_kernel_evals_ = int(evals)
+        self.fit_status_ = 0 if all(r.converged for r in solved) else 1
+        if self.fit_status_:
+            warnings.warn(
+                f"DualSVC stopped after {self.n_iter_} iterations (max_iter={self.max_iter}"
+                f"{' per pair of classes' if len(problems) > 1 else ''}) with a largest "
+                f"violation of {self.violation_.max():.3g} "
+                f"(tol={self.tol:g}) and a relative duality gap of "
+                f"{self.relative_gap_.max():.3g}. Increase max_iter.",
+                ConvergenceWarning,
+            )
+        if problems[0][0] is None:
+            Y = problems[0][1]
+            self._set_support(X, y, (Y * solved[0].state.a).T, solved[0].intercept)
+        else:
+            self._set_one_vs_one(X, y, problems, solved)
+        return self._fit_probability(X, y, sample_weight)
+
+    def _solve(self, X, y, keep, Y, bounds, rows, sqnorm, position):
+        """Solve the problems ``Y`` on the rows ``keep`` of X (all when None): the
+        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations
+        (of the start and the columns).  ``position``: (the first problem's number,
+        the number of problems, seconds before) for the callback's reports."""
+        if keep is not None:
+            X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
+            (compact,) = compact_columns(X)
+            rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
+        n = rows.n_rows
         q = min(int(self.working_set_size), n)
-        itemsize = np.dtype(_ws._dtype(points(rows, sqnorm))).itemsize
+        itemsize = np.dtype(dtype_of(rows)).itemsize
         plan = _ws.WorkingSetPlan(
             q=q, new=max(1, int(q * NEW_SHARE)), tol=float(self.tol), ratio=INNER_RATIO,
             max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(self.max_iter),
             cache_rows=int(min(n, self.cache_size * 2**20 // (itemsize * n))),
         )
+        first, total, before = position
         report, reported = None, [0]
         if self.callback is not None:
             def report(it, columns, seconds, state, intercept):
                 reported[0] = it
                 for c in range(Y.shape[1]):
+                    coef = Y[:, c] * state.a[:, c]
+                    if keep is not None:  # one coefficient per training row
+                        full = np.zeros(len(y))
+                        full[keep] = coef
+                        coef = full
                     self.callback(Report(
-                        problem=c, n_problems=Y.shape[1], t=it, iterations=it,
-                        iterations_total=max(plan.max_iter, 0), seconds=seconds,
-                        coef=Y[:, c] * state.a[:, c], intercept=float(intercept[c]),
+                        problem=first + c, n_problems=max(total, Y.shape[1]), t=it,
+                        iterations=it, iterations_total=max(plan.max_iter, 0),
+                        seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
-        result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report)
+        start, start_evals = None, 0
+        if self.start_epochs > 0:
+            labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
+            start, start_evals = self._start(X, labels, Y, bounds)
+        result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
-        primal, dual = _ws.objectives(Y, bounds, result.state, result.intercept)
-        self.violation_ = result.violation
-        self.relative_gap_ = (primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny)
-        self.n_iter_ = int(result.n_iter)
-        self.n_kernel_columns_ = int(result.columns)
-        self.n_kernel_evals_ = int(result.columns) * n + n
-        self.fit_status_ = 0 if result.converged else 1
-        if not result.converged:
-            warnings.warn(
-                f"DualSVC stopped after {self.n_iter_} iterations (max_iter={self.max_iter}) "
-                f"with a largest violation of {result.violation.max():.3g} (tol={self.tol:g}) "
-                f"and a relative "
-                f"duality gap of {self.relative_gap_.max():.3g}. Increase max_iter.",
-                ConvergenceWarning,
-            )
-        self._set_support(X, y, (Y * result.state.a).T, result.intercept)
-        return self._fit_probability(X, y, sample_weight)
+        return result, int(result.columns) * n + start_evals
+
+    def _set_one_vs_one(self, X, y, problems, solved):
+        """SVC's one-vs-one attributes: the support vectors grouped by class, and
+        ``dual_coef_`` (n_classes - 1, n_SV), where a support vector of class i has its
+        coefficient for the pair (i, j) in row j - 1 if i < j, else in row j."""
+        k = len(self.classes_)
+        labels = np.searchsorted(self.classes_, y)
+        used = np.zeros(len(y), bool)
+        for (keep, _), result in zip(problems, solved):
+            used[keep[result.state.a[:, 0] > 0]] = True
+        support = np.concatenate([np.flatnonzero(used & (labels == c)) for c in range(k)])
+        at = np.full(len(y), -1, np.int64)
+        at[support] = np.arange(support.size)
+        dual = np.zeros((k - 1, support.size))
+        for (i, j), (keep, Y), result in zip(itertools.combinations(range(k), 2), problems,
+                                             solved):
+            a = result.state.a[:, 0]
+            mine = a > 0
+            first = mine & (Y[:, 0] > 0)
+            dual[j - 1, at[keep[first]]] = a[first]
+            second = mine & (Y[:, 0] < 0)
+            dual[i, at[keep[second]]] = -a[second]
+        self.support_ = support.astype(np.int32)
+        self.dual_coef_ = dual
+        self.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
+        self.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
+
+    def _start(self, X, labels, Y, bounds):
+        """``start_epochs`` of kernel Pegasos on (X, labels) with the loss weights
+        ``bounds / C``, made a feasible start for the problems ``Y``: the
+        :class:`~pegasos._solvers.working_set.WorkingSetState` and its kernel evaluations."""
+        pegasos = KernelPegasosClassifier(
+            C=self.C, kernel=self.kernel, gamma=self.gamma_, coef0=self.coef0,
+            degree=self.degree, n_epochs=self.start_epochs, fit_intercept=False,
+            random_state=self.random_state,
+        ).fit(X, labels, sample_weight=bounds / self.C)
+        sv = pegasos.support_
+
+        def products(coef, rows):
+            return self._products(X, None if rows is None else sv[rows], sv, coef)
+
+        a_sv, F = _ws.start_from(np.ascontiguousarray(pegasos.dual_coef_), Y[sv], bounds[sv],
+                                 products)
+        a = np.zeros(Y.shape)
+        a[sv] = a_sv
+        evals = pegasos.n_kernel_evals_ + sv.size * (sv.size + len(labels))
+        return _ws.WorkingSetState(a, F), evals
+
+    # -- one-vs-one output ------------------------------------------------------
+
+    @property
+    def _one_vs_one(self):
+        """Whether the fitted model is SVC's one-vs-one layout (more than two classes)."""
+        k = len(self.classes_)
+        return k > 2 and self.dual_coef_.shape[0] == k - 1
+
+    def _pair_coef(self):
+        """The pairs' coefficients over every support vector, (n_pairs, n_SV)."""
+        k = len(self.classes_)
+        ends = np.concatenate([[0], np.cumsum(self.n_support_)])
+        coef = np.zeros((k * (k - 1) // 2, self.dual_coef_.shape[1]))
+        for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
+            coef[p, ends[i]:ends[i + 1]] = self.dual_coef_[j - 1, ends[i]:ends[i + 1]]
+            coef[p, ends[j]:ends[j + 1]] = self.dual_coef_[i, ends[j]:ends[j + 1]]
+        return coef
+
+    def _problems(self, y):
+        """One-vs-one: each pair's rows, targets (+1 for its first class), coefficients
+        and intercept (see :meth:`_KernelClassifier._problems`)."""
+        if not self._one_vs_one:
+            return super()._problems(y)
+        labels = np.searchsorted(self.classes_, y)
+        coef = self._pair_coef()
+        out = []
+        for p, (i, j) in enumerate(itertools.combinations(range(len(self.classes_)), 2)):
+            rows = np.flatnonzero((labels == i) | (labels == j))
+            out.append((rows, np.where(labels[rows] == i, 1.0, -1.0)[:, None], coef[p:p + 1],
+                        self.intercept_[p:p + 1]))
+        return out
+
+    def decision_function(self, X):
+        """Signed distances: one-vs-rest columns, or with ``multi_class="ovo"`` SVC's.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score; with ``kernel="precomputed"``, K(X, X_train) of
+            shape (n_samples, n_training_samples).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, positive for ``classes_[1]``.  One-vs-rest
+            models: one column per class.  One-vs-one models: with
+            ``decision_function_shape="ovo"`` one column per pair (i, j),
+            i < j, positive for class i (SVC's); with ``"ovr"`` SVC's votes plus
+            their confidences, one column per class.
+        """
+        check_is_fitted(self)
+        if not self._one_vs_one:
+            return super().decision_function(X)
+        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        if self.decision_function_shape == "ovo":
+            return scores
+        return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
+
+    def _probability_scores(self, X):
+        """One column per class whatever ``decision_function_shape`` (SVC's ovr view)."""
+        if not self._one_vs_one:
+            return super()._probability_scores(X)
+        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
+
+    def predict(self, X):
+        """Class labels: by the decision's sign or argmax, or one-vs-one votes (SVC's).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to classify (see :meth:`decision_function`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.  One-vs-one: the class with most votes,
+            ties to the first (LIBSVM's rule).
+        """
+        check_is_fitted(self)
+        if not self._one_vs_one:
+            return super().predict(X)
+        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        k = len(self.classes_)
+        votes = np.zeros((scores.shape[0], k), np.int64)
+        for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
+            votes[:, i] += scores[:, p] > 0
+            votes[:, j] += scores[:, p] <= 0
+        return self.classes_[np.argmax(votes, axis=1)]
+
+    @_documented
+    def duality_gap(self, X, y, sample_weight=None):
+        """Primal objective and duality-gap certificate of the fitted model on (X, y).
+
+        The problem is SVC's on (X, y): ``C``, the class weights and a free
+        intercept, written in the lambda form ``lam = 1 / (C n_samples)``
+        (the same problem divided by ``C n_samples``; relative gaps are
+        unchanged).  On the training rows, ``gap / primal`` is at most
+        ``relative_gap_`` (the dual vector is the fit's own, at its best
+        multiple), up to rounding.
+
+        __GAP_PARAMETERS__
+        """
+        check_is_fitted(self)
+        return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)

@@ -78,8 +78,10 @@ def decision_values(rows_x, rows_sv, coef, kern):
 
 
 def dtype_of(rows):
-    """The value dtype of prepared rows (float64 or float32)."""
-    return (rows.kernel[0] if isinstance(rows.kernel, tuple) else rows.kernel).dtype
+    """The value dtype (float64 or float32) of prepared rows (:class:`~pegasos._rows.Rows`)
+    or of their compiled form (``Rows.kernel``, ``Points.rows``: an array or a CSR tuple)."""
+    values = getattr(rows, "kernel", rows)
+    return (values[0] if isinstance(values, tuple) else values).dtype
 
 
 def one_blas_thread():

@@ -34,7 +34,7 @@ import numpy as np
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
 from .._numba.working_set import Block, InnerPlan, solve_block
-from .engine import one_blas_thread
+from .engine import dtype_of, one_blas_thread
 
 
 class WorkingSetPlan(NamedTuple):
@@ -111,7 +111,7 @@ def candidates(score, up, low, m, M, free, k):
     return both[np.sort(first)][:k]
 
 
-def union_by_rank(lists, k, start=0):
+def union_by_pairs(lists, k, start=0):
     """The union of the problems' lists, pair by pair -- every problem's first two rows
     (its worst up and low rows), then every problem's next two, ... -- first occurrences
     kept, at most k rows.  The problems take turns from ``start`` (the iteration), so that
@@ -217,20 +217,52 @@ class _Columns:
             _ws.add_columns(self.store, self.ws[moved], np.ascontiguousarray(delta[moved]), F.T)
 
 
-def run(points, kern, Y, C, plan, report=None):
+def start_from(coef, Y, C, products):
+    """A feasible start from another model's expansion ``w_c = sum_j coef[c, j] phi(x_j)``
+    over some rows S (``coef`` (problems, |S|); ``Y`` (|S|, problems) and ``C`` (|S|,)
+    their targets and bounds): their dual variables ``a = y coef`` (no intercept),
+    taken along the ray to the best multiple of the dual, ``sum a / ||w||^2`` (plain
+    clipping of a stochastic model's coefficients, which early on are far larger
+    than C, gave 10.7% accuracy in the issue's prototype), clipped to the box, the
+    heavier class scaled down so that ``sum_j a_j y_j = 0``.
+
+    ``products(coef, rows)`` returns ``K(rows, S) @ coef.T`` ((len(rows), problems);
+    ``rows`` None for all n rows).  Two passes: S against S (for ``||w||^2``), all
+    rows against S (for F).  Returns ``(a over S, F over all rows)``; F is the
+    transpose of a C-ordered array, as :class:`WorkingSetState` keeps it.
+    """
+    a = np.maximum(Y * coef.T, 0.0)
+    w2 = np.einsum("sc,sc->c", Y * a, products(coef, np.arange(len(C))))
+    scale = np.divide(a.sum(axis=0), w2, out=np.zeros_like(w2), where=w2 > 0)
+    a = np.minimum(a * scale, C[:, None])
+    for c in range(a.shape[1]):  # the equality constraint of the free intercept
+        pos = Y[:, c] > 0
+        up, down = a[pos, c].sum(), a[~pos, c].sum()
+        if up > down:
+            a[pos, c] *= down / up
+        elif down > up:
+            a[~pos, c] *= up / down
+    F = np.ascontiguousarray(products(np.ascontiguousarray((Y * a).T), None).T).T
+    return a, F
+
+
+def run(points, kern, Y, C, plan, report=None, start=None):
     """Solve every problem's dual to ``plan.tol``; returns a :class:`Result`.
 
     ``points`` (:class:`~pegasos._numba.kernels.Points`), ``kern`` (without
-    ``bias2``), ``Y`` (n, problems) in {-1, +1}, ``C`` (n,) the bounds.
-    ``report(iteration, columns, seconds, state, intercept)`` is called after
-    iterations 1, 2, 4, 8, ... when given (an accuracy curve on a log scale
-    for the cost of a few decision functions).
+    ``bias2``), ``Y`` (n, problems) in {-1, +1}, ``C`` (n,) the bounds;
+    ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or None
+    for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
+    called after iterations 1, 2, 4, 8, ... when given (an accuracy curve on a
+    log scale for the cost of a few decision functions).
     """
     n, n_problems = Y.shape
     q = min(plan.q, n)
     # F is kept transposed, (problems, n) in memory: each column's update is contiguous
-    state = WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
-    ws = _Columns(n, q, q + min(plan.new, q) + plan.cache_rows, _dtype(points))
+    if start is None:
+        start = WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
+    state = start
+    ws = _Columns(n, q, q + min(plan.new, q) + plan.cache_rows, dtype_of(points.rows))
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner)
     it, steps, seconds = 0, 0, 0.0
     while True:
@@ -242,8 +274,8 @@ def run(points, kern, Y, C, plan, report=None):
         k = q if it == 0 else min(plan.new, q)
         free = np.ones(n, bool)
         free[ws.rows] = False
-        new = union_by_rank([candidates(score[:, c], up[:, c], low[:, c], m[c], M[c], free, k)
-                             for c in active], k, it)
+        new = union_by_pairs([candidates(score[:, c], up[:, c], low[:, c], m[c], M[c], free, k)
+                              for c in active], k, it)
         if new.size:
             ws.bring(new, points, kern)
         rows = ws.rows
@@ -279,8 +311,3 @@ def _oldest(used, k):
     below = np.flatnonzero(used < threshold)
     return np.concatenate([below, np.flatnonzero(used == threshold)[: k - below.size]])
 
-
-def _dtype(points):
-    """The rows' value dtype: the kept columns take it (float32 rows, float32 columns)."""
-    rows = points.rows
-    return (rows if isinstance(rows, np.ndarray) else rows[0]).dtype
