@@ -206,6 +206,21 @@ def test_model_round_trip_keeps_parameters(files, tmp_path):
     np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
 
 
+def test_train_writes_the_model_alone_unless_asked_to_keep_the_state(files):
+    import zipfile
+
+    tmp, train, _ = files
+    alone, kept = str(tmp / "alone.model"), str(tmp / "kept.model")
+    assert main(["train", "-q", train, alone]) == 0
+    assert main(["train", "-q", "--keep-state", train, kept]) == 0
+    with zipfile.ZipFile(alone) as a, zipfile.ZipFile(kept) as k:
+        assert not any(n.startswith("state__") for n in a.namelist())
+        assert {"state__gamma.npy", "state__v.npy"} <= set(k.namelist())
+    X, y = load_svmlight(train)
+    np.testing.assert_array_equal(load_model(alone).decision_function(X),
+                                  load_model(kept).decision_function(X))
+
+
 def test_cross_validation_and_json(files, capsys):
     _, train, test = files
     assert main(["train", "-v", "4", train]) == 0
@@ -224,6 +239,8 @@ def test_cross_validation_and_json(files, capsys):
         (["--average", "2"], "--average must be 'last', 'all' or a number in (0, 1]; got '2'"),
         (["-w", "1=2"], "-w takes LABEL:WEIGHT with numbers; got '1=2'"),
         (["-c", "1", "-l", "0.1"], "not allowed with argument"),
+        (["-s", "svc", "--keep-state"], "--keep-state does not apply to -s svc (it is for -s "
+                                        "pegasos)"),
     ],
 )
 def test_bad_options(files, capsys, argv, message):
@@ -550,6 +567,8 @@ def test_info_shows_the_certificate_of_a_checked_fit(files, capsys):
         (["-s", "sbp", "-n", "0.2"], r"nu = 0.2 \(given\)"),
         (["-s", "sbp"], r"nu = [\d.e-]+, estimated for C = 1"),
         (["-s", "perceptron"], r"none \(the kernel Perceptron is not regularised\)"),
+        (["-s", "svc", "-c", "4"], r"C = 4 \(SVC's C, the weight of the hinge loss; a free "
+                                   r"intercept\)"),
     ],
 )
 def test_info_shows_the_resolved_regularisation(files, capsys, argv, shown):

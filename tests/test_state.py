@@ -117,6 +117,28 @@ def test_a_version_2_file_continues_from_its_weights(tmp_path):
     assert old.t_ == model.t_ + 200  # n_iter iterations per call
 
 
+def test_without_its_solver_state_a_file_holds_the_model_alone(tmp_path):
+    """save_model(solver_state=False), as pegasos train writes: no per-row arrays (a
+    file of a few kB whatever the training size); it predicts as the saved model and
+    continues from its weights at step t_ + 1, as a version-2 file."""
+    X, y = make_binary(n=2000)
+    model = PegasosClassifier(lam=0.05, n_iter=300, average=False, random_state=0).fit(X, y)
+    save_model(model, tmp_path / "full.model")
+    save_model(model, tmp_path / "alone.model", solver_state=False)
+    with zipfile.ZipFile(tmp_path / "alone.model") as zf:
+        assert not [n for n in zf.namelist() if n.startswith("state__")]
+    full, alone = (tmp_path / "full.model").stat().st_size, (tmp_path / "alone.model").stat().st_size
+    assert alone < 8_000 < 2 * 2000 * 8 < full  # two numbers per training row are gone
+    back = load_model(tmp_path / "alone.model")
+    np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
+    assert back.state_.t[0] == model.t_ + 1
+    gap = back.duality_gap(X, y)[0]
+    assert gap.primal == pytest.approx(model.duality_gap(X, y)[0].primal, rel=1e-12)
+    assert gap.dual <= gap.primal
+    back.partial_fit(X, y)
+    assert back.t_ == model.t_ + 300
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda a: a.update(state__v=a["state__v"][:, :-1]), r"state_.v must have shape"),
     (lambda a: a["state__scal"].__setitem__((0, 0), np.nan), r"state_.scal holds NaN"),

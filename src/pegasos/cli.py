@@ -159,6 +159,10 @@ def _train_parser(sub):
     p.add_argument("-v", "--cv", type=int, metavar="N",
                    help="N-fold cross validation: report accuracy, write no model")
     p.add_argument("--test", metavar="FILE", help="test file: report its error during training")
+    p.add_argument("--keep-state", action="store_true",
+                   help="linear models: also write the solver state (two numbers per training "
+                   "row), so that the model continues training in Python exactly "
+                   "(save_model's solver_state); without it the file holds the model alone")
     p.add_argument("--plot", metavar="FILE",
                    help="draw objective and test error against iterations and time (PNG/SVG)")
     p.add_argument("--seed", type=int, default=0)
@@ -241,6 +245,7 @@ _ONLY_FOR = (
     ("unregularized_bias", "--unregularized-bias", ("pegasos", "sbp")),
     ("bias", "-B", ("pegasos", "kernel-pegasos", "perceptron")),
     ("sampling", "--sampling", ("pegasos", "kernel-pegasos", "perceptron")),
+    ("keep_state", "--keep-state", ("pegasos",)),
 )
 _WHY_NOT = {
     ("sbp", "-l"): "-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l",
@@ -407,11 +412,11 @@ def _check_output(path, what):
         raise _Failure(f"cannot write the {what} {path}: the folder {folder} is not writable")
 
 
-def _save(est, path):
+def _save(est, path, solver_state=False):
     from .model_io import save_model
 
     try:
-        save_model(est, path)
+        save_model(est, path, solver_state=solver_state)
     except OSError as exc:
         raise _Failure(f"cannot write the model {path}: {_reason(exc)}") from exc
 
@@ -502,7 +507,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
         progress.close()
         est.set_params(callback=None)
     seconds = time.perf_counter() - tic
-    _save(est, model_path)
+    _save(est, model_path, args.keep_state)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
         "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
@@ -938,6 +943,11 @@ def _regularisation(est):
             out["C"] = C
             out["text"] = (f"nu = {nu}, estimated for C = {C:.6g}"
                            f"{' (the default)' if params.get('C') is None else ''}")
+        return out
+    if type(est).__name__ == "DualSVC":  # SVC's C, the loss weight of its problem
+        out["C"] = float(params["C"])
+        out["text"] = (f"C = {params['C']:.6g} (SVC's C, the weight of the hinge loss; "
+                       "a free intercept)")
         return out
     out["text"] = "none (the kernel Perceptron is not regularised)"
     return out

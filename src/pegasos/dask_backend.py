@@ -29,6 +29,7 @@ Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 
 import inspect
 import math
+import re
 from dataclasses import replace
 from numbers import Integral
 
@@ -125,6 +126,32 @@ def _tree_sum(client, futures):
 # --- the estimator -----------------------------------------------------------
 
 
+#: ``batch_size`` as the distributed modes read it (the rest of PegasosClassifier's
+#: parameters are documented as there).
+_BATCH_SIZE = """    batch_size : int, default=1
+        With ``mode="minibatch"``, the global mini-batch k of each round; set
+        it (and ``n_iter``) yourself: a round costs a scheduler round trip
+        (~50 ms measured on a LocalCluster), so large k and few rounds, but
+        at small lambda Pegasos needs many rounds whatever k (at lambda =
+        1e-5, k = 1000 needed ~10,000 rounds on ijcnn1).  The mixing mode
+        runs k = 1 locally and ignores it.
+"""
+
+
+def _with_pegasos_parameters(cls):
+    """Put :class:`~pegasos.PegasosClassifier`'s parameter entries, in its order (the
+    signature's), in place of the marker; ``batch_size``'s is :data:`_BATCH_SIZE`."""
+    base = PegasosClassifier.__doc__
+    start = base.index("    Parameters\n    ----------\n") + len("    Parameters\n    ----------\n")
+    entries = base[start:base.index("\n    Attributes\n")].rstrip("\n") + "\n"
+    first = entries.index("    batch_size : ")
+    after = re.search(r"^    \w+ : ", entries[first + 1:], flags=re.M).start() + first + 1
+    entries = entries[:first] + _BATCH_SIZE + entries[after:]
+    cls.__doc__ = cls.__doc__.replace("    __PEGASOS_PARAMETERS__\n", entries)
+    return cls
+
+
+@_with_pegasos_parameters
 class DaskPegasosClassifier(PegasosClassifier):
     """:class:`~pegasos.PegasosClassifier` that trains on dask arrays across a cluster.
 
@@ -133,10 +160,13 @@ class DaskPegasosClassifier(PegasosClassifier):
     :class:`~pegasos.PegasosClassifier`.  With a dask array ``X`` (row
     chunks; all columns in one chunk) and a dask array ``y`` chunked like
     X's rows, :meth:`fit` runs on ``dask.distributed``; see the module
-    docstring for the two modes.
+    docstring for the two modes.  With dask input, ``sample_weight``,
+    ``class_weight``, ``intercept_mode="unregularized"``, ``init="random"``,
+    ``tol`` and ``warm_start`` are not supported and raise an error.
 
     Parameters
     ----------
+    __PEGASOS_PARAMETERS__
     mode : {"average", "minibatch"}, default="average"
         One round of local Pegasos per epoch with model averaging
         (``n_epochs`` rounds; default: 10/lambda examples' worth of epochs),
@@ -155,33 +185,21 @@ class DaskPegasosClassifier(PegasosClassifier):
         the fit and closes it afterwards.
     n_workers : int, default=2
         Workers of the local cluster (only when there is no client).
-    batch_size : int, default=1
-        With ``mode="minibatch"``, the global mini-batch k of each round; set
-        it (and ``n_iter``) yourself: a round costs a scheduler round trip
-        (~50 ms measured on a LocalCluster), so large k and few rounds, but
-        at small lambda Pegasos needs many rounds whatever k (at lambda =
-        1e-5, k = 1000 needed ~10,000 rounds on ijcnn1).  The mixing mode
-        runs k = 1 locally and ignores it.
-    **params
-        Every other parameter of :class:`~pegasos.PegasosClassifier`.  With
-        dask input, ``sample_weight``, ``class_weight``, ``intercept_mode=
-        "unregularized"``, ``init="random"``, ``tol`` and ``warm_start`` are
-        not supported and raise an error.
 
     Attributes
     ----------
     As :class:`~pegasos.PegasosClassifier`, plus ``n_rounds_`` (rounds of
     the last distributed fit) and ``n_partitions_``.
 
+    See Also
+    --------
+    PegasosClassifier : The in-memory estimator it extends.
+
     Notes
     -----
     :meth:`predict` and :meth:`decision_function` given a dask array return
     dask arrays, computed chunk by chunk where the data lives (as dask-ml's
     ``ParallelPostFit``).
-
-    See Also
-    --------
-    PegasosClassifier : the in-memory estimator it extends.
 
     Examples
     --------
@@ -222,7 +240,22 @@ class DaskPegasosClassifier(PegasosClassifier):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Fit on in-memory data (as PegasosClassifier) or on dask arrays (distributed)."""
+        """Fit on in-memory data (as PegasosClassifier) or on dask arrays (distributed).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training rows; a dask array in row chunks (all columns in one).
+        y : array-like or dask array of shape (n_samples,)
+            Labels, chunked like X's rows when a dask array.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples' losses (in-memory data only).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         if not (_is_dask(X) or _is_dask(y)):
             return super().fit(X, y, sample_weight=sample_weight)
         self._more_validate_params(partial=False)
@@ -244,7 +277,18 @@ class DaskPegasosClassifier(PegasosClassifier):
             return self._fit_distributed(client, X, y)
 
     def decision_function(self, X):
-        """Decision values; a dask array, computed chunk by chunk, for a dask array X."""
+        """Decision values; a dask array, computed chunk by chunk, for a dask array X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            As :meth:`PegasosClassifier.decision_function`.
+        """
         if not _is_dask(X):
             return super().decision_function(X)
         X = _row_chunks(X)
@@ -254,7 +298,18 @@ class DaskPegasosClassifier(PegasosClassifier):
         return X.map_blocks(local, dtype=np.float64, chunks=(X.chunks[0], (len(self.classes_),)))
 
     def predict(self, X):
-        """Class labels; a dask array, computed chunk by chunk, for a dask array X."""
+        """Class labels; a dask array, computed chunk by chunk, for a dask array X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         if not _is_dask(X):
             return super().predict(X)
         local = PegasosClassifier.predict.__get__(self)

@@ -27,7 +27,26 @@ MAX_FEATURE_INDEX = 2**31 - 1
 
 
 class DataFormatError(ValueError):
-    """A malformed data file: ``path``, the 1-based ``line`` (or None) and ``reason``."""
+    """A malformed data file: ``path``, the 1-based ``line`` (or None) and ``reason``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The data file.
+    line : int or None
+        The line at fault, counted from 1, when one is.
+    reason : str
+        What is wrong with it.
+
+    See Also
+    --------
+    load_svmlight : Raises it.
+
+    Examples
+    --------
+    >>> str(DataFormatError("train.svm", 3, "feature index 0 is below 1"))
+    'train.svm, line 3: feature index 0 is below 1'
+    """
 
     def __init__(self, path, line, reason):
         self.path = os.fspath(path)
@@ -127,14 +146,20 @@ def load_svmlight(path, *, n_features=None, zero_based=False):
 
     Returns
     -------
-    X : scipy.sparse.csr_matrix of float64 (int64 indices, as scikit-learn gives them)
-    y : ndarray of float64
+    X : scipy.sparse.csr_matrix
+        The rows: float64 values, int64 indices, as scikit-learn gives them.
+    y : ndarray
+        The labels, float64.
 
     Raises
     ------
     DataFormatError
         For an empty file, or a malformed or non-finite entry: the message
         names the file and the line.
+
+    See Also
+    --------
+    read_svmlight : Also counts the values beyond ``n_features``.
 
     Examples
     --------
@@ -154,8 +179,28 @@ def load_svmlight(path, *, n_features=None, zero_based=False):
 def read_svmlight(path, *, n_features=None, zero_based=False):
     """:func:`load_svmlight`, plus the number of entries ignored: ``(X, y, n_ignored)``.
 
-    ``n_ignored`` counts the stored values whose feature index is beyond
-    ``n_features`` (0 when ``n_features`` is None).
+    Parameters
+    ----------
+    path : str or path-like
+        Plain text, or compressed as ``.gz``, ``.bz2`` or ``.xz``.
+    n_features : int, default=None
+        The number of features, as :func:`load_svmlight` takes it.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix
+        The rows, float64.
+    y : ndarray
+        The labels, float64.
+    n_ignored : int
+        The stored values whose feature index is beyond ``n_features`` (0
+        when ``n_features`` is None).
+
+    See Also
+    --------
+    load_svmlight : Without the count.
 
     Examples
     --------

@@ -55,6 +55,17 @@ def to_liblinear(clf, path):
     LIBLINEAR's labels are integers, so the classes must be whole numbers.
     Written atomically.
 
+    Parameters
+    ----------
+    clf : PegasosClassifier
+        A fitted linear model.
+    path : str or path-like
+        The file to write.
+
+    See Also
+    --------
+    from_liblinear : Read such a file back.
+
     Examples
     --------
     >>> import os, tempfile
@@ -128,10 +139,26 @@ def from_liblinear(path, *, lam=1e-4):
     ``duality_gap`` and by continued training; pass the lambda the model was
     trained for, ``1 / (C n)``.
 
+    Parameters
+    ----------
+    path : str or path-like
+        LIBLINEAR's model file (a classifier's, as its ``train`` writes it).
+    lam : float > 0, default=1e-4
+        The lambda the model was trained for, ``1 / (C n)``.
+
+    Returns
+    -------
+    PegasosClassifier
+        The fitted model, with LIBLINEAR's weights and intercepts.
+
     Raises
     ------
     LiblinearFormatError
         A malformed file, or a regression or one-class model.
+
+    See Also
+    --------
+    to_liblinear : Write a model in LIBLINEAR's format.
 
     Examples
     --------

@@ -515,10 +515,13 @@ class KernelPegasosClassifier(_ResponseSolver):
         SVC's ``C``: :math:`\lambda = 1/(C n)`.  When neither is given,
         ``C = 1``, as in ``SVC``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
-    gamma : {"scale", "auto"} or float > 0, default="scale"
         As in :class:`sklearn.svm.SVC`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        As in :class:`sklearn.svm.SVC` (resolved in ``gamma_``).
     coef0 : float, default=0.0
+        The constant of poly and sigmoid.
     degree : int, default=3
+        The degree of poly.
     n_iter : int >= 1, default=None
         The budget in iterations of ``batch_size`` examples each.  When
         neither ``n_iter`` nor ``n_epochs`` is given, :math:`\lceil
@@ -527,7 +530,7 @@ class KernelPegasosClassifier(_ResponseSolver):
     n_epochs : float > 0, default=None
         The budget in passes over the data instead.
     batch_size : int, default=16
-        k, the examples drawn per iteration (the Pegasos paper's mini-batch step, all
+        The examples drawn per iteration, k (the Pegasos paper's mini-batch step, all
         judged with :math:`w_t`).  The violators of a chunk of about 256
         draws, over every one-vs-rest problem, cost one pass over the data for
         all their kernel columns, whatever k.  Measured on 10,000
@@ -536,18 +539,25 @@ class KernelPegasosClassifier(_ResponseSolver):
         passes, in 4.7 s and 3.5 s); k = 32 and 64 lost 1.5 and 10 points at
         2 passes (BENCHMARKS.md, section 9).
     sampling : {"uniform", "permutation", "cyclic"}, default="uniform"
+        How examples are drawn: independently, by a fresh permutation per
+        pass, or in order.
     projection : bool, default=True
+        Project onto the ball of radius :math:`\sqrt{\bar s/\lambda}` after
+        each step (the paper's optional step).
     average : bool or float in (0, 1], default=0.5
         Last iterate, average of all iterates, or of the last fraction.
     fit_intercept : bool, default=True
         Adds ``intercept_scaling**2`` to the kernel (a constant feature of the
         feature map, regularised like the rest, as LIBLINEAR's ``-B``).
     intercept_scaling : float > 0, default=1.0
+        The constant feature's value.
     class_weight : dict or "balanced", default=None
+        As in :class:`sklearn.svm.SVC`: multiplies each class's losses.
     cache_size : float >= 0, default=200.0
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draws: the same seed gives the same model, bit for bit.
     probability : bool, default=False
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
@@ -569,9 +579,10 @@ class KernelPegasosClassifier(_ResponseSolver):
 
     See Also
     --------
-    SBPClassifier : the Stochastic Batch Perceptron on the same engine.
-    KernelPerceptron : the mistake-driven special case.
-    PegasosClassifier : linear Pegasos, O(nnz) per example.
+    SBPClassifier : The Stochastic Batch Perceptron on the same engine.
+    KernelPerceptron : The mistake-driven special case.
+    PegasosClassifier : Linear Pegasos, O(nnz) per example.
+    DualSVC : SVC's model, exactly, on the same engine.
     sklearn.svm.SVC : LIBSVM's exact solver of the same problem.
 
     Examples
@@ -623,6 +634,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem.
 
         Every one-vs-rest problem is trained at once, from one stream of draws.
+
         __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
@@ -687,12 +699,14 @@ class KernelPerceptron(_ResponseSolver):
     fit_intercept : bool, default=True
         Adds ``intercept_scaling**2`` to the kernel.
     intercept_scaling : float > 0, default=1.0
+        The constant feature's value.
     class_weight : dict or "balanced", default=None
         Multiplies ``sample_weight``, as in :class:`sklearn.svm.SVC`.
     cache_size : float >= 0, default=200.0
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draws: the same seed gives the same model, bit for bit.
     probability : bool, default=False
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
@@ -706,8 +720,8 @@ class KernelPerceptron(_ResponseSolver):
 
     See Also
     --------
-    KernelPegasosClassifier : the regularised, projected variant.
-    sklearn.linear_model.Perceptron : the linear Perceptron.
+    KernelPegasosClassifier : The regularised, projected variant.
+    sklearn.linear_model.Perceptron : The linear Perceptron.
 
     Examples
     --------
@@ -756,6 +770,7 @@ class KernelPerceptron(_ResponseSolver):
 
         A mistake on example i adds s_i y_i phi(x_i), with s_i its
         ``sample_weight`` times its ``class_weight``.
+
         __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
@@ -832,6 +847,7 @@ class SBPClassifier(_KernelClassifier):
         Measured: a cache of 200 MB would have served 6-8% of the default
         fit's columns on ijcnn1 and Adult (BENCHMARKS.md, section 9).
     random_state : int, RandomState instance or None, default=None
+        Seeds the draws: the same seed gives the same model, bit for bit.
     probability : bool, default=False
         Also fit ``predict_proba``, as ``SVC(probability=True)``: Platt's
         sigmoid of 5-fold cross-validated decision values (five more fits of
@@ -853,9 +869,9 @@ class SBPClassifier(_KernelClassifier):
 
     See Also
     --------
-    KernelPegasosClassifier : kernelized Pegasos on the same engine.
-    nu_for : nu from the C you know.
-    nu_from_svm : nu from a fitted SVM.
+    KernelPegasosClassifier : Kernelized Pegasos on the same engine.
+    nu_for : The nu of the C you know.
+    nu_from_svm : The nu of a fitted SVM.
 
     Examples
     --------
@@ -910,6 +926,7 @@ class SBPClassifier(_KernelClassifier):
         the minimax distribution gives each point at or below the level a
         probability in proportion to s_i (an example of weight 0 is never
         drawn).
+
         __FIT_PARAMETERS__
         """
         if self.nu is not None and self.C is not None:
@@ -1009,8 +1026,29 @@ def nu_from_svm(model, X, y, sample_weight=None):
     times the model's ``class_weight`` (if it has one), and ||w|| the RKHS
     norm of ``dual_coef_ @ phi(support_vectors_)`` (n_SV^2 kernel
     evaluations).  On the SVM's Pareto front the SBP optimum is ``w / ||w||``
-    with margin ``1 / ||w||``.  Returns a float for two classes,
-    else an array with one value per class (its problem against the rest).
+    with margin ``1 / ||w||``.
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted kernel estimator of this module, or a binary ``SVC``.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Its training rows.
+    y : array-like of shape (n_samples,)
+        Their labels.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples' losses.
+
+    Returns
+    -------
+    float or ndarray of shape (n_classes,)
+        A float for two classes, else one value per class (its problem
+        against the rest).
+
+    See Also
+    --------
+    nu_for : Fits the SVM for a C, then calls this.
+    SBPClassifier : Takes the result as ``nu``.
 
     Examples
     --------
@@ -1086,10 +1124,46 @@ def nu_for(X, y, *, C=None, lam=None, kernel="rbf", gamma="scale", coef0=0.0, de
 
     Trains a :class:`KernelPegasosClassifier` without intercept for that C
     and kernel on (X, y) (with ``sample_weight`` and ``class_weight``, as
-    the SBP will be given them) and returns :func:`nu_from_svm` of it: a
-    float for two classes, one value per class otherwise (``SBPClassifier``
-    takes either).  This costs about one kernel Pegasos fit of ``n_epochs`` passes;
+    the SBP will be given them) and returns :func:`nu_from_svm` of it.  This
+    costs about one kernel Pegasos fit of ``n_epochs`` passes;
     ``SBPClassifier(C=...)`` estimates nu itself from one pass.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training rows.
+    y : array-like of shape (n_samples,)
+        Their labels.
+    C : float > 0, default=None
+        SVC's C; or give ``lam``.
+    lam : float > 0, default=None
+        The regularisation lambda, ``1 / (C n)``.
+    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
+        As in :class:`sklearn.svm.SVC`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        The kernel coefficient, resolved as ``SVC`` resolves it.
+    coef0 : float, default=0.0
+        The constant of poly and sigmoid.
+    degree : int >= 0, default=3
+        The degree of poly.
+    n_epochs : float, default=5.0
+        Passes of kernel Pegasos.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples' losses.
+    class_weight : dict or "balanced", default=None
+        Weights of the classes' losses.
+    random_state : int, RandomState instance or None, default=0
+        The draws of kernel Pegasos.
+
+    Returns
+    -------
+    float or ndarray of shape (n_classes,)
+        A float for two classes, one value per class otherwise
+        (``SBPClassifier`` takes either).
+
+    See Also
+    --------
+    nu_from_svm : The same from an SVM already fitted.
 
     Examples
     --------

@@ -85,7 +85,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         bound, it depends on T and not on k or the number of samples.
         (Measured on ijcnn1, lambda = 1e-5: at a fixed k*T the test error is
         the same for k = 1 and k = 10, but k = 1000 needs about 10x more
-        examples -- the 1/(lambda t) schedule needs T itself to grow.)
+        examples -- the 1/(lambda t) schedule needs T itself to grow).
     n_epochs : float > 0, default=None
         The budget in passes over the data instead:
         :math:`T = \lceil n_\text{epochs} \cdot n / k\rceil` iterations.
@@ -209,6 +209,12 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
+    See Also
+    --------
+    pegasos.DaskPegasosClassifier : The same solver on a Dask cluster.
+    pegasos.KernelPegasosClassifier : Kernelized Pegasos.
+    sklearn.svm.LinearSVC : LIBLINEAR's exact solver of the same problem.
+
     Notes
     -----
     Multi-class problems are solved one-vs-rest, each with its own seed drawn
@@ -220,12 +226,6 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     ----------
     S. Shalev-Shwartz, Y. Singer, N. Srebro, A. Cotter. Pegasos: primal
     estimated sub-gradient solver for SVM. Math. Programming 127(1), 2011.
-
-    See Also
-    --------
-    pegasos.DaskPegasosClassifier : the same solver on a Dask cluster.
-    pegasos.KernelPegasosClassifier : kernelized Pegasos.
-    sklearn.svm.LinearSVC : LIBLINEAR's exact solver of the same problem.
 
     Examples
     --------
@@ -324,6 +324,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         self._more_validate_params(partial=False)
         # A continued fit checks X against the fitted width (and feature names)
@@ -361,14 +362,18 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The batch's rows, as :meth:`fit` takes them.
         y : array-like of shape (n_samples,)
+            Their labels, among ``classes``.
         classes : array-like of shape (n_classes,), default=None
             All the classes that will ever appear; required on the first call.
         sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples' losses.
 
         Returns
         -------
         self : object
+            The estimator, one batch further.
         """
         first = not hasattr(self, "classes_")
         if first:
@@ -413,6 +418,20 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         resolved from the parameters exactly as :meth:`fit` resolves them (the
         fitted estimator keeps its plan as ``plan_``).
 
+        Parameters
+        ----------
+        n_samples : int
+            Training rows.
+        n_classes : int, default=2
+            Classes (one problem for two, one per class otherwise).
+        sample_weight : array-like of shape (n_samples,), default=None
+            The loss weights, which set the default budget and the radius.
+
+        Returns
+        -------
+        FitPlan
+            The resolved plan.
+
         Examples
         --------
         >>> from pegasos import PegasosClassifier
@@ -431,9 +450,19 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed distance to the hyperplane of each one-vs-rest problem.
 
-        Shape (n_samples,) for two classes (positive for ``classes_[1]``),
-        else (n_samples, n_classes).  Sparse input is checked for a consistent
-        structure first (a malformed CSR matrix is a ``ValueError``).
+        Sparse input is checked for a consistent structure first (a malformed
+        CSR matrix is a ``ValueError``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, positive for ``classes_[1]``; otherwise one
+            column per one-vs-rest problem.
         """
         check_sparse_structure(X)
         with np.errstate(over="ignore", invalid="ignore"):  # reported as a ValueError
@@ -443,10 +472,24 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     def duality_gap(self, X, y, sample_weight=None):
         """Primal objective and duality-gap certificate of the fitted model on (X, y).
 
-        Returns one :class:`pegasos.objective.DualityGap` per binary problem
-        (one for two classes, one per class one-vs-rest otherwise), computed
-        with the fitted ``lam_`` and the estimator's intercept settings.
-        ``gap`` bounds ``P(w) - P*`` from above on this data.
+        Computed with the fitted ``lam_`` and the estimator's intercept
+        settings (see :mod:`pegasos.objective`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows of the problem, usually the training rows.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples' losses, as given to ``fit``.
+
+        Returns
+        -------
+        list of DualityGap
+            One per binary problem (one for two classes, one per class
+            one-vs-rest otherwise); ``gap`` bounds ``P(w) - P*`` from above on
+            this data.
         """
         check_is_fitted(self)
         X, y = self._validate_xy(X, y, reset=False)

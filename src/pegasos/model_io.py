@@ -17,11 +17,12 @@ scalars.  A sparse fitted matrix (the support vectors of sparse training
 data) is stored as its CSR arrays, ``NAME__csr_data``/``indices``/``indptr``/
 ``shape``.  A linear model also keeps its solver state (``state__v``,
 ``state__u``, ``state__scal``, ``state__t``, ``state__gamma``,
-``state__ugamma``: :class:`pegasos.linear.PegasosState`) and its objective
+``state__ugamma``: :class:`pegasos.linear.PegasosState`) unless saved with
+``solver_state=False`` (as ``pegasos train`` writes), and its objective
 history (``history__*``), and every model its fit plan (``plan``) and last
 certificate, so that a loaded model's ``duality_gap``, ``partial_fit`` and
-``warm_start`` behave exactly as the saved model's.  Files of versions 1 and
-2 have no state: it is rebuilt from ``coef_``/``intercept_`` at step
+``warm_start`` behave exactly as the saved model's.  Files without a state
+(versions 1 and 2 too): it is rebuilt from ``coef_``/``intercept_`` at step
 ``t_ + 1`` (continuing the step counter; the certificate then starts from
 the margin violators).  Arrays are read by their ``.npy`` headers, which
 never hold objects: nothing in a model file can run code, and a pickle is
@@ -88,7 +89,26 @@ __all__ = ["ModelFileError", "load_model", "load_model_with_header", "save_model
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be loaded: corrupt, truncated, pickled or of another version."""
+    """A model file that cannot be loaded: corrupt, truncated, pickled or of another version.
+
+    The message starts with the file's path and names what is wrong.
+
+    See Also
+    --------
+    load_model : Raises it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pegasos import load_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.model")
+    >>> open(path, "wb").close()
+    >>> try:
+    ...     load_model(path)
+    ... except ModelFileError as exc:
+    ...     print(type(exc).__name__)
+    ModelFileError
+    """
 
 
 def _estimators():
@@ -146,12 +166,29 @@ def _plain_array(name, value):
     return arr
 
 
-def save_model(estimator, path):
+def save_model(estimator, path, *, solver_state=True):
     """Write a fitted estimator to ``path`` (atomically; see the module docstring).
 
-    A linear model keeps its solver state, so that the loaded model's
-    ``duality_gap``, ``partial_fit`` and ``warm_start`` continue exactly as the
-    saved one's would.
+    Parameters
+    ----------
+    estimator : estimator of this library, fitted
+        The model to write.
+    path : str or path-like
+        The file; replaced atomically.
+    solver_state : bool, default=True
+        Keep a linear model's solver state (``state_``: two weight vectors
+        and two numbers per training row, 521 KB of the 534 KB of a9a's
+        file), so that the loaded model's ``duality_gap``, ``partial_fit`` and
+        ``warm_start`` continue exactly as the saved one's would.  False
+        writes the model alone (8 KB for a9a, most of it the JSON header;
+        LIBLINEAR's text file: 2.7 KB): a loaded model then continues from
+        ``coef_`` at step ``t_ + 1`` and its ``duality_gap`` starts from the
+        margin violators, as a file of version 1 or 2.  Kernel models have
+        no solver state.
+
+    See Also
+    --------
+    load_model : Read it back, checked against its header.
 
     Examples
     --------
@@ -180,7 +217,7 @@ def save_model(estimator, path):
         params[key] = jv
         if not ok:
             dropped.append(key)
-    arrays, attributes = _solver_arrays(estimator), {}
+    arrays, attributes = _solver_arrays(estimator, solver_state), {}
     for key, value in vars(estimator).items():
         if not key.endswith("_") or key.startswith("_") or key in _NOT_SAVED:
             continue
@@ -220,8 +257,9 @@ def save_model(estimator, path):
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
 
-def _solver_arrays(estimator):
-    """The solver state (``state__*``) and objective history (``history__*``) as arrays.
+def _solver_arrays(estimator, solver_state=True):
+    """The solver state (``state__*``, when ``solver_state``) and objective history
+    (``history__*``) as arrays.
 
     The history's checks are concatenated per key, with ``history__counts``
     giving each problem's number of checks.
@@ -229,7 +267,7 @@ def _solver_arrays(estimator):
     from .linear import HISTORY_KEYS
 
     arrays = {}
-    state = getattr(estimator, "state_", None)
+    state = getattr(estimator, "state_", None) if solver_state else None
     if state is not None:
         for field in _state_fields():
             arrays[f"state__{field}"] = np.asarray(getattr(state, field))
@@ -635,6 +673,22 @@ def load_model_with_header(path):
     its last certificate.  Everything is checked, and refused with the same
     errors, as by :func:`load_model`.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator.
+    header : dict
+        The file's JSON header, as read (and checked).
+
+    See Also
+    --------
+    load_model : The estimator alone.
+
     Examples
     --------
     >>> import os, tempfile
@@ -814,6 +868,16 @@ def load_model(path):
     unpickled, nothing is inflated beyond what the header declares, and the
     arrays must fit the estimator and each other.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, of the class that was saved.
+
     Raises
     ------
     ModelFileError
@@ -822,6 +886,11 @@ def load_model(path):
         not read, or inconsistent in any way; the message names the problem.
     OSError
         If the file cannot be opened (missing, a folder, not readable).
+
+    See Also
+    --------
+    save_model : Write a fitted estimator.
+    load_model_with_header : The same, with the file's JSON header.
 
     Examples
     --------

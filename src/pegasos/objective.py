@@ -68,6 +68,17 @@ INTERCEPT_MODES = (None, "augment", "unregularized")
 class DualityGap:
     """Primal value P(w), certified dual value D(alpha) <= P*, and their gap.
 
+    Parameters
+    ----------
+    primal : float
+        The primal objective P(w) of the model.
+    dual : float
+        A dual value D(alpha) of a feasible alpha: a lower bound on P*.
+
+    See Also
+    --------
+    duality_gap : The certificate of any linear model.
+
     Examples
     --------
     >>> from pegasos import DualityGap
@@ -194,6 +205,7 @@ def duality_gap(
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
+        The rows of the problem.
     y : array-like of shape (n_samples,)
         Two classes: -1 and +1, or any two labels, the larger one positive
         (``classes_[1]``, as scikit-learn's binary classifiers have it).
@@ -208,12 +220,19 @@ def duality_gap(
     sample_weight : array-like of shape (n_samples,), default=None
         Loss weights ``s_i`` (1 when None).
     intercept_mode : {None, "augment", "unregularized"}
+        No intercept, LIBLINEAR's regularised one (a constant feature) or a
+        free one (see the module docstring).
     intercept_scaling : float
         The constant feature ``B`` of the ``"augment"`` mode.
 
     Returns
     -------
     DualityGap
+        The primal value, a certified dual value and their gap.
+
+    See Also
+    --------
+    pegasos.PegasosClassifier.duality_gap : The same for a fitted model.
 
     Examples
     --------

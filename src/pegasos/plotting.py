@@ -27,10 +27,15 @@ def plot_training(history, path, title="", average_start=None):
         The image file; its extension picks the format (``.png``, ``.svg``,
         ``.pdf``).  Written atomically.
     title : str
+        The figure's title.
     average_start : int, default=None
         The iteration where a suffix average began (``average`` a float):
         marked on the iteration axes, since before it the model shown is the
         last iterate.
+
+    See Also
+    --------
+    plot_kernel_training : The kernel solvers' curves.
 
     Examples
     --------
@@ -85,10 +90,22 @@ def plot_training(history, path, title="", average_start=None):
 def plot_kernel_training(history, path, title=""):
     """Draw a kernel solver's test error against kernel evaluations and against time.
 
-    ``history``: ``kernel_evals``, ``time`` (solver seconds) and
-    ``test_error`` arrays of one problem, or such records by label (one curve
-    per one-vs-rest problem), as ``pegasos train -s KERNEL-SOLVER --plot``
-    records them through the estimator's ``callback``.  Written atomically.
+    Parameters
+    ----------
+    history : dict of arrays, or dict of label -> dict of arrays
+        ``kernel_evals``, ``time`` (solver seconds) and ``test_error``
+        arrays of one problem, or such records by label (one curve per
+        one-vs-rest problem or pair of classes), as ``pegasos train -s
+        KERNEL-SOLVER --plot`` records them through the estimator's
+        ``callback``.
+    path : str
+        The image file; its extension picks the format.  Written atomically.
+    title : str, default=""
+        The figure's title.
+
+    See Also
+    --------
+    plot_training : The linear solver's curves.
 
     Examples
     --------

@@ -55,7 +55,7 @@ class DualSVC(_KernelClassifier):
     ``multi_class="ovr"`` they are one-vs-rest instead (as the library's other
     kernel estimators), trained together: one working set of the union of
     every problem's worst rows, one block of columns for all.  One-vs-one was
-    8x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
+    7x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
     section 12): its columns are a fifth as long, so 200 MB keeps five times
     as many, and its problems are smaller.
 
@@ -85,10 +85,11 @@ class DualSVC(_KernelClassifier):
         rows chosen again are reused, least recently used out.  SVC's default.
         How much more pays depends on what a column costs (BENCHMARKS.md,
         section 12): on 10-class Fashion-MNIST (784 features, 60,000 rows)
-        the fit took 233 s with 200 MB, 139 s with 2 GB, 56 s with 8 GB (every
-        support vector's column computed once); on ijcnn1 (22
-        features) 1.9 s with 200 MB and 3.9 s with 2 GB, where filling fresh
-        memory costs more than computing the columns again.
+        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
+        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
+        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
+        2.0 s, medians), where filling fresh memory costs more than computing
+        the columns again.
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
         ``C * class_weight[i]``.
@@ -122,11 +123,13 @@ class DualSVC(_KernelClassifier):
         working-set solver itself has no randomness.
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last, once per
-        one-vs-rest problem, with one :class:`~pegasos.Report`: ``t`` and
-        ``iterations`` (working sets so far), ``iterations_total``
-        (``max_iter``, 0 for no limit), ``kernel_evals`` (columns computed
-        times n) and ``seconds`` (so far, all problems together), ``coef``
-        (``y_i a_i`` of every training row) and ``intercept``.  The fit is the
+        problem (one-vs-rest problems together; pairs of classes one after
+        another), with one :class:`~pegasos.Report`: ``problem`` (the pair's
+        number in SVC's order, or the class), ``t`` and ``iterations``
+        (working sets so far), ``iterations_total`` (``max_iter``, 0 for no
+        limit), ``kernel_evals`` (columns computed times their length) and
+        ``seconds`` (so far, all problems together), ``coef`` (``y_i a_i`` of
+        every training row, 0 outside a pair's rows) and ``intercept``.  The fit is the
         same with or without it.  Used by ``pegasos train`` for its progress
         bar and, with ``--plot``, its test error curves.
 

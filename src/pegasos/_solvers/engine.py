@@ -92,6 +92,10 @@ def one_blas_thread():
     threadpoolctl.threadpool_limits
         A context manager.
 
+    See Also
+    --------
+    threadpoolctl.threadpool_limits : The limit itself.
+
     Examples
     --------
     >>> import numpy as np

@@ -39,8 +39,16 @@ BLOCK_DRAWS = 1 << 16
 class Layout(NamedTuple):
     """Where the intercept lives: an augmented constant feature, or a free ``b``.
 
-    ``bias_feature``: the value of the constant feature appended to every row
-    (0: none); ``unregularized``: a free intercept outside the norm.
+    Parameters
+    ----------
+    bias_feature : float
+        The value of the constant feature appended to every row (0: none).
+    unregularized : bool
+        A free intercept outside the norm.
+
+    See Also
+    --------
+    PegasosState : The state the layout reads.
 
     Examples
     --------
@@ -77,6 +85,27 @@ class PegasosState:
     vector is read.  See :mod:`pegasos._numba.linear` for ``scal``'s layout.
     Saved and loaded by :func:`pegasos.save_model`/:func:`pegasos.load_model`.
 
+    Parameters
+    ----------
+    v : ndarray of shape (n_problems, d + 1)
+        The weights' direction; ``w = scal[A] * v``.
+    u : ndarray of shape (n_problems, d + 1)
+        The running average's accumulated part.
+    scal : ndarray of shape (n_problems, N_SCALARS)
+        Each problem's scalars: the scale, the average's weights, the free
+        intercept, ``||w||^2``.
+    t : ndarray of int64, shape (n_problems,)
+        The next step of each problem.
+    gamma : ndarray of shape (n_problems, n_rows)
+        The expansion coefficients of ``v`` in the training rows (n_rows 0:
+        none kept).
+    ugamma : ndarray of shape (n_problems, n_rows)
+        Those of the average.
+
+    See Also
+    --------
+    fit_binary : Runs the iterations on it.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -95,7 +124,20 @@ class PegasosState:
 
     @classmethod
     def start(cls, n_problems, d):
-        """w = 0 for every problem, at step 1."""
+        """The state of w = 0 for every problem, at step 1.
+
+        Parameters
+        ----------
+        n_problems : int
+            Binary problems.
+        d : int
+            Features.
+
+        Returns
+        -------
+        PegasosState
+            A new state.
+        """
         scal = np.zeros((n_problems, _k.N_SCALARS))
         scal[:, _k.A] = 1.0
         return cls(v=np.zeros((n_problems, d + 1)), u=np.zeros((n_problems, d + 1)), scal=scal,
@@ -104,7 +146,24 @@ class PegasosState:
 
     @classmethod
     def from_model(cls, coef, intercept, layout, t):
-        """The state of a model known only by ``coef_``/``intercept_``, at step t (no average)."""
+        """The state of a model known only by ``coef_``/``intercept_``, at step t (no average).
+
+        Parameters
+        ----------
+        coef : ndarray of shape (n_problems, d)
+            The weights.
+        intercept : ndarray of shape (n_problems,)
+            The intercepts.
+        layout : Layout
+            Where the intercept lives.
+        t : int
+            The step to continue from.
+
+        Returns
+        -------
+        PegasosState
+            A state with no dual coefficients.
+        """
         n_problems, d = coef.shape
         state = cls.start(n_problems, d)
         state.v[:, :d] = coef
@@ -117,34 +176,91 @@ class PegasosState:
         return state
 
     def solver_state(self, c):
-        """Problem c's rows of the state as :func:`~pegasos._numba.linear.pegasos_steps` takes
-        them (views: the steps update this state in place)."""
+        """Problem c's rows of the state, as the compiled steps take them.
+
+        Parameters
+        ----------
+        c : int
+            The problem.
+
+        Returns
+        -------
+        LinearState
+            Views of this state's rows
+            (:func:`~pegasos._numba.linear.pegasos_steps` updates them in place).
+        """
         return LinearState(self.v[c], self.u[c], self.gamma[c], self.ugamma[c], self.scal[c])
 
     def keep_alpha(self, n_rows):
-        """Track dual coefficients for ``n_rows`` training rows (0: none); they refer to one set."""
+        """Track dual coefficients for ``n_rows`` training rows; they refer to one set.
+
+        Parameters
+        ----------
+        n_rows : int
+            Training rows (0: none kept).
+        """
         if self.gamma.shape[1] != n_rows:
             self.gamma = np.zeros((self.v.shape[0], n_rows))
             self.ugamma = np.zeros((self.v.shape[0], n_rows))
 
     def restart_average(self):
+        """Forget the running average (a new fit's suffix average starts afresh)."""
         self.u[:] = 0.0
         self.ugamma[:] = 0.0
         self.scal[:, [_k.BETA, _k.N_AVG, _k.BIAS_SUM, _k.N_FOLD]] = 0.0
 
     def iterate(self, c):
-        """The current iterate w (length d+1) of binary problem c, not averaged."""
+        """The current iterate of binary problem c, not averaged.
+
+        Parameters
+        ----------
+        c : int
+            The problem.
+
+        Returns
+        -------
+        ndarray of shape (d + 1,)
+            The weights, the intercept feature's last.
+        """
         return self.scal[c, _k.A] * self.v[c]
 
     def output(self, c):
-        """(w of length d+1, unregularised b) of binary problem c: averaged or last."""
+        """The output model of binary problem c: averaged, or the last iterate.
+
+        Parameters
+        ----------
+        c : int
+            The problem.
+
+        Returns
+        -------
+        w : ndarray of shape (d + 1,)
+            The weights, the intercept feature's last.
+        b : float
+            The unregularised intercept (0 unless the layout has one).
+        """
         v, u, s = self.v[c], self.u[c], self.scal[c]
         if s[_k.N_AVG] > 0:
             return (u + s[_k.BETA] * v) / s[_k.N_AVG], s[_k.BIAS_SUM] / s[_k.N_AVG]
         return s[_k.A] * v, s[_k.BIAS]
 
     def alpha(self, c, target, lam):
-        """Pegasos' implicit dual vector for the output model of problem c (or None)."""
+        """Pegasos' implicit dual vector for the output model of problem c.
+
+        Parameters
+        ----------
+        c : int
+            The problem.
+        target : ndarray of shape (n_rows,)
+            Its targets in {-1, +1}.
+        lam : float
+            The regularisation.
+
+        Returns
+        -------
+        ndarray of shape (n_rows,) or None
+            The dual vector, or None when no coefficients are kept for these rows.
+        """
         gamma = self.gamma[c]
         if gamma.shape[0] != target.shape[0]:
             return None
@@ -156,17 +272,58 @@ class PegasosState:
         return lam * len(target) * coef * target
 
     def model(self, c, layout):
-        """(coef of length d, intercept) of problem c's output model."""
+        """Problem c's output model as a linear model's attributes.
+
+        Parameters
+        ----------
+        c : int
+            The problem.
+        layout : Layout
+            Where the intercept lives.
+
+        Returns
+        -------
+        coef : ndarray of shape (d,)
+            The weights.
+        intercept : float
+            The intercept.
+        """
         w, b = self.output(c)
         return w[:-1], float(w[-1] * layout.bias_feature + b)
 
     def coef_intercept(self, layout):
-        """``coef_`` (n_problems, d) and ``intercept_`` of the output models."""
+        """The output models as ``coef_`` and ``intercept_``.
+
+        Parameters
+        ----------
+        layout : Layout
+            Where the intercept lives.
+
+        Returns
+        -------
+        coef : ndarray of shape (n_problems, d)
+            The weights.
+        intercept : ndarray of shape (n_problems,)
+            The intercepts.
+        """
         models = [self.model(c, layout) for c in range(self.v.shape[0])]
         return np.array([coef for coef, _ in models]), np.array([b for _, b in models])
 
     def check(self, n_problems, d):
-        """Refuse a state whose shapes or values cannot belong to this model (a loaded file)."""
+        """Refuse a state whose shapes or values cannot belong to this model (a loaded file).
+
+        Parameters
+        ----------
+        n_problems : int
+            The model's binary problems.
+        d : int
+            Its features.
+
+        Raises
+        ------
+        ValueError
+            Naming the field that does not fit.
+        """
         shapes = {"v": (n_problems, d + 1), "u": (n_problems, d + 1),
                   "scal": (n_problems, _k.N_SCALARS), "t": (n_problems,)}
         for name in ("v", "u", "scal", "t", "gamma", "ugamma"):
@@ -240,14 +397,43 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     (in the spirit of scikit-learn's ``fit_binary``): ``X`` (dense, CSR, or
     rows already prepared), ``target`` in {-1, +1}, the loss ``weights``, a
     :class:`~pegasos._base.FitPlan` and a :class:`PegasosState` whose row c
-    is continued.  The draws come from ``plan.seeds[c]``.  ``monitor`` (by
-    default none: no checks) says how many iterations go to one compiled call
-    and, after each, checks the tolerance, records the history and reports.
+    is continued.  The draws come from ``plan.seeds[c]``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, Rows}
+        The training rows.
+    target : ndarray of shape (n_rows,)
+        The problem's targets in {-1, +1}.
+    weights : ndarray of shape (n_rows,)
+        The loss weights.
+    plan : FitPlan
+        Lambda, the budget, the batch size, the averaging, the radius, the seeds.
+    state : PegasosState
+        Continued in place.
+    c : int, default=0
+        The problem, a row of ``state``.
+    monitor : Monitor, default=None
+        How many iterations go to one compiled call and, after each, the
+        tolerance check, the history and the reports; None: no checks.
+    layout : Layout, default=Layout(1.0, False)
+        Where the intercept lives.
+    sampling : {"uniform", "permutation", "cyclic"}, default="uniform"
+        How the batches are drawn.
+    init : {"zero", "random"}, default="zero"
+        At step 1, start from the state's w (zero from :meth:`PegasosState.start`)
+        or from a random point of the ball, as the estimator's ``init``.
+    sqnorms : SquaredNorms, default=None
+        The rows' squared norms, shared between problems; computed when None.
 
     Returns
     -------
     int
         The iterations run: ``plan.n_iter``, or fewer when the tolerance is met.
+
+    See Also
+    --------
+    pegasos.PegasosClassifier : Calls it once per problem.
 
     Examples
     --------

@@ -44,8 +44,8 @@ class Report:
 
     See Also
     --------
-    pegasos.PegasosClassifier : its ``callback`` receives these.
-    pegasos.KernelPegasosClassifier : likewise, with ``kernel_evals``.
+    pegasos.PegasosClassifier : Its ``callback`` receives these.
+    pegasos.KernelPegasosClassifier : Likewise, with ``kernel_evals``.
 
     Examples
     --------
@@ -81,5 +81,6 @@ class Report:
         Returns
         -------
         tuple of str
+            The names of the record's fields, as a dict's keys.
         """
         return tuple(f.name for f in fields(self))
