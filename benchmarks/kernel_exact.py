@@ -7,13 +7,16 @@ Data sets: ``fashion10`` (Fashion-MNIST, 10 classes, all 60,000 training and
 sets of :mod:`benchmarks.kernel` at C = 1 (ijcnn1, Adult, Fashion-MNIST
 T-shirt/shirt; 10,000 test rows each).  Every solver runs in this process on
 the same data: fit time, predict time, accuracy, support vectors, kernel
-columns (ours) and tracemalloc's peak (NumPy's allocations; LIBSVM's and
-oneDAL's own are not seen).  ``scikit-learn-intelex`` is a peer when installed
+columns and evaluations (ours), tracemalloc's peak (NumPy's allocations;
+LIBSVM's and oneDAL's own are not seen) and, on the binary sets, each model's
+dual objective against a DualSVC converged to tol = 1e-5.  Kernel Pegasos
+after 1, 2, 5 (and 10) passes and DualSVC at tol 0.1, 0.01 and its default
+1e-3 draw accuracy against time (``kernel_exact.png``).  ``scikit-learn-intelex`` is a peer when installed
 (``pip install scikit-learn-intelex``); it is skipped with a note otherwise.
 Ours gets float32 rows on the dense sets (the engine multiplies in float32).
 ``PEGASOS_BENCH_SKIP`` (labels separated by ";") leaves solvers out.
 
-Writes ``benchmarks/results/kernel_exact.{json,md}``.
+Writes ``benchmarks/results/kernel_exact.{json,md,png}``.
 """
 
 import os
@@ -24,10 +27,15 @@ import warnings
 
 import numpy as np
 
+from pegasos._files import write_atomic
+
 from .common import FASHION_MNIST, _idx, environment_markdown, run_part
 from .kernel import data as binary_data
 
 DATASETS = ["fashion10", "ijcnn1", "adult", "fashion"]
+REFERENCE = "DualSVC, tol=1e-5, float64 (the converged reference)"
+# the models whose dual_coef_ are dual variables of this problem (in the box), on all rows
+DUAL_MODELS = ("SVC (LIBSVM)", "scikit-learn-intelex SVC", "DualSVC")
 
 
 def data(name, data_dir, quick):
@@ -48,7 +56,7 @@ def solvers(C, gamma, n, dense, multiclass):
     """{label: (make, rows used, our dtype?)}."""
     from sklearn.svm import SVC
 
-    from pegasos import DualSVC
+    from pegasos import DualSVC, KernelPegasosClassifier
 
     ours = np.float32 if dense else np.float64
     out = {"SVC (LIBSVM)": (lambda: SVC(C=C, gamma=gamma), n, np.float64)}
@@ -60,6 +68,16 @@ def solvers(C, gamma, n, dense, multiclass):
         print("scikit-learn-intelex is not installed: its SVC is skipped", file=sys.stderr)
     out["SVC on half the rows"] = (lambda: SVC(C=C, gamma=gamma), n // 2, np.float64)
     out["SVC on a quarter"] = (lambda: SVC(C=C, gamma=gamma), n // 4, np.float64)
+    for epochs in ((1, 2, 5) if multiclass else (1, 2, 5, 10)):
+        # kernel Pegasos' default is 10 C passes: 10 at C = 1, 100 at C = 10 (too long here)
+        out[f"kernel Pegasos, {epochs} epochs"] = (
+            lambda epochs=epochs: KernelPegasosClassifier(C=C, gamma=gamma, n_epochs=epochs,
+                                                          random_state=0), n, ours)
+    for tol in (0.1, 0.01):
+        out[f"DualSVC, tol={tol:g}"] = (lambda tol=tol: DualSVC(C=C, gamma=gamma, tol=tol), n, ours)
+    if not multiclass:  # the converged model whose dual objective the others are held to
+        out[REFERENCE] = (lambda: DualSVC(C=C, gamma=gamma, tol=1e-5, cache_size=2048), n,
+                          np.float64)
     if multiclass:
         out["DualSVC (default: one-vs-one, cache_size=200, SVC's)"] = (
             lambda: DualSVC(C=C, gamma=gamma), n, ours)
@@ -79,13 +97,14 @@ def solvers(C, gamma, n, dense, multiclass):
 def bench(name, data_dir, quick, repeats):
     from sklearn.exceptions import ConvergenceWarning
 
-    from pegasos import DualSVC
+    from pegasos import DualSVC, KernelPegasosClassifier
 
     X, y, Xt, yt, C, gamma = data(name, data_dir, quick)
     dense = isinstance(X, np.ndarray)
     two = np.concatenate([np.flatnonzero(y == c)[:100] for c in np.unique(y)[:2]])
     warm = X[two].astype(np.float32) if dense else X[two]
-    DualSVC().fit(warm, y[two]).predict(warm)  # compile
+    DualSVC().fit(warm, y[two]).predict(warm)  # compile (or load from the cache)
+    KernelPegasosClassifier(n_epochs=1).fit(warm, y[two]).predict(warm)
     subsample = np.random.default_rng(0).permutation(len(y))
     record = {"dataset": name, "n_train": len(y), "n_test": len(yt), "C": C,
               "gamma": gamma if isinstance(gamma, str) else float(gamma), "runs": []}
@@ -113,13 +132,32 @@ def bench(name, data_dir, quick, repeats):
                "predict_seconds": predict, "test_accuracy": accuracy,
                "support_vectors": int(len(getattr(model, "support_", ()))) or None,
                "kernel_columns": getattr(model, "n_kernel_columns_", None),
+               "kernel_evals_per_row": getattr(model, "n_kernel_evals_", 0) / rows or None,
+               "dual_objective": dual_objective(model, X, gamma)
+               if not multiclass and rows == len(y) and label.startswith(DUAL_MODELS) else None,
                "iterations": getattr(model, "n_iter_", None) if label.startswith("Dual")
                else None, "peak_traced_mb": peak / 2**20,
                "relative_gap": float(np.max(model.relative_gap_))
                if hasattr(model, "relative_gap_") else None}
         record["runs"].append(run)
         print(f"{name} {label}: {run}", file=sys.stderr, flush=True)
+    best = [r["dual_objective"] for r in record["runs"] if r["solver"] == REFERENCE]
+    for r in record["runs"]:
+        r["dual_below_converged"] = ((best[0] - r["dual_objective"]) / abs(best[0])
+                                     if best and r["dual_objective"] is not None else None)
     return record
+
+
+def dual_objective(model, X, gamma):
+    """The SVM dual ``sum |dual_coef| - 1/2 ||w||^2`` of a binary model's dual coefficients
+    (``y a`` over its support vectors), in float64 with scikit-learn's rbf kernel on the
+    float64 rows whatever the dtype the model was fitted on: one yardstick for every model."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    coef = model.dual_coef_  # SVC's is sparse on sparse input
+    coef = np.asarray(coef.toarray() if hasattr(coef, "toarray") else coef, np.float64).ravel()
+    sv = X[np.asarray(model.support_)].astype(np.float64)
+    return float(np.abs(coef).sum() - 0.5 * coef @ (rbf_kernel(sv, gamma=gamma) @ coef))
 
 
 def markdown(result):
@@ -127,8 +165,12 @@ def markdown(result):
         "# SVC's model: DualSVC (working-set dual solver) against SVC and its peers",
         "",
         "Generated by `python -m benchmarks.kernel_exact`. Ratios are to SVC's times in the "
-        "same run; 'columns': kernel columns DualSVC computed (n values each); 'peak MB': "
-        "tracemalloc's peak during the fit (not LIBSVM's or oneDAL's own memory).",
+        "same run; 'columns': kernel columns DualSVC computed (of its problem's rows each; "
+        "one-vs-one's are a pair's rows); 'evals / n': our kernel evaluations over the "
+        "training rows, the cost in columns of n on one scale for DualSVC and kernel Pegasos; "
+        "'dual, below converged' (binary sets): how far the model's dual objective, computed "
+        "for every model alike in float64, is below the converged reference's, relative; "
+        "'peak MB': tracemalloc's peak during the fit (not LIBSVM's or oneDAL's own memory).",
         "",
     ]
     for ds in result["datasets"]:
@@ -139,8 +181,9 @@ def markdown(result):
             f"C = {ds['C']:g}, gamma = {gamma}",
             "",
             "| solver | rows | input | fit s | fit / SVC | predict s | SVC / predict | "
-            "accuracy | vs SVC (points) | SVs | columns | peak MB |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "accuracy | vs SVC (points) | SVs | columns | evals / n | dual, below converged | "
+            "peak MB |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in ds["runs"]:
             lines.append(
@@ -150,6 +193,8 @@ def markdown(result):
                 f"{100 * r['test_accuracy']:.2f}% | "
                 f"{100 * (r['test_accuracy'] - svc['test_accuracy']):+.2f} | "
                 f"{r['support_vectors'] or ''} | {r['kernel_columns'] or ''} | "
+                f"{_number(r.get('kernel_evals_per_row'), '.0f')} | "
+                f"{_number(r.get('dual_below_converged'), '.1e')} | "
                 f"{r['peak_traced_mb']:.0f} |"
             )
         lines.append("")
@@ -157,9 +202,58 @@ def markdown(result):
     return "\n".join(lines) + "\n"
 
 
+def _number(value, spec):
+    return "" if value is None else format(value, spec)
+
+
+def plot(result, path):
+    """Test accuracy against fit time, one panel per data set: kernel Pegasos by passes and
+    DualSVC by tol as curves, every other solver a point."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
+
+    sets = result["datasets"]
+    fig = Figure(figsize=(6.5 * min(len(sets), 2), 4.2 * ((len(sets) + 1) // 2)),
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots((len(sets) + 1) // 2, min(len(sets), 2), squeeze=False).ravel()
+    curves = {"kernel Pegasos": "kernel Pegasos, ", "DualSVC by tol": "DualSVC, tol="}
+    for ax, ds in zip(axes, sets):
+        runs = ds["runs"]
+        svc = runs[0]
+        for i, (label, prefix) in enumerate(curves.items()):
+            mine = [r for r in runs if r["solver"].startswith(prefix)
+                    and r["solver"] != REFERENCE]
+            if label == "DualSVC by tol":  # the default tol (1e-3) closes the curve
+                mine += [r for r in runs if r["solver"].startswith("DualSVC (default")]
+            mine.sort(key=lambda r: r["fit_seconds"])
+            ax.plot([r["fit_seconds"] for r in mine], [100 * r["test_accuracy"] for r in mine],
+                    marker="o", markersize=4, color=f"C{i}", label=label)
+        points = [r for r in runs if r["solver"] == REFERENCE or (
+            not any(r["solver"].startswith(p) for p in curves.values())
+            and not r["solver"].startswith("DualSVC (default"))]
+        for j, r in enumerate(points):
+            ax.plot([r["fit_seconds"]], [100 * r["test_accuracy"]], marker="*^sDPX<>"[j % 8],
+                    markersize=9, linestyle="none", color=f"C{j + 2}", label=r["solver"])
+        ax.axhline(100 * svc["test_accuracy"], color="k", linestyle=":", linewidth=1)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("fit time (s)")
+        ax.set_ylabel("test accuracy (%)")
+        ax.set_title(f"{ds['dataset']} (n={ds['n_train']}, C={ds['C']:g})", fontsize="medium")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    for ax in axes[len(sets):]:
+        ax.set_visible(False)
+    fig.suptitle("Test accuracy against fit time, one process per data set "
+                 "(dotted: SVC's accuracy)")
+    write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=100))
+
+
 def main(argv=None):
     return run_part(argv, doc=__doc__, stem="kernel_exact", datasets=DATASETS, bench=bench,
-                    markdown=markdown, quick_help="3,000 or 5,000 training rows")
+                    markdown=markdown, plot=plot, quick_help="3,000 or 5,000 training rows")
 
 
 if __name__ == "__main__":
