@@ -20,6 +20,7 @@ from pegasos._numba import kernels as kern
 from pegasos._numba import water_filling as wf
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
+from pegasos._solvers import engine
 
 from . import naive
 from .conftest import make_binary
@@ -40,7 +41,7 @@ def _args(name, kw, bias2=0.0):
 @pytest.mark.parametrize("name, kw", KERNEL_CASES, ids=[c[0] for c in KERNEL_CASES])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
-def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype):
+def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype, monkeypatch):
     X, _ = make_binary(n=300, d=7, density=0.5, seed=30)
     Z, _ = make_binary(n=90, d=7, density=0.5, seed=31)
     X, Z = X.astype(dtype), Z.astype(dtype)
@@ -74,11 +75,9 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
     z_rows = as_rows(sp.csr_matrix(Z) if sparse else Z, dtype)
     expected = pairwise_kernels(Z.astype(np.float64), X.astype(np.float64), metric=name,
                                 **kw) @ coef.T
-    for tile in (1, 7, 1000):  # prediction by tiles equals the unblocked sum
-        scores = blocks.decision_blocks(
-            kern.Points(z_rows.kernel, 7, row_sqnorms(z_rows.kernel, 90)), points, coef,
-            _args(name, kw), tile,
-        )
+    for per in (1, 7, 1000):  # prediction by blocks of support vectors: the unblocked sum
+        monkeypatch.setattr(engine, "PREDICT_COLUMNS", per)
+        scores = engine.decision_values(z_rows, rows, coef, _args(name, kw))
         np.testing.assert_allclose(scores, expected, rtol=1e-10 if dtype == np.float64 else
                                    2e-6, atol=1e-10 if dtype == np.float64 else 1e-4)
 

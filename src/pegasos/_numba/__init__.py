@@ -19,5 +19,15 @@ merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
   alone: fused multiply-adds);
 * dtypes are fixed by the Python layer: float64 values (the kernel solvers
   also keep float32 rows as float32) and CSR indices as given (int32 or
-  int64), so each function compiles once per row layout it meets.
+  int64), so each function compiles once per row layout it meets;
+* a solver's private helpers are ``@njit(inline="always")``: Numba compiles
+  every function it calls separately and then optimises and generates machine
+  code for each caller with all its callees linked in, so a chain of small
+  helpers over the engine compiles the engine's code once per link.  Inlined
+  at Numba's level, a helper is compiled as part of its one caller (kernel
+  Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured; BENCHMARKS.md
+  section 11).  The engine's entry points (:func:`.blocks.add_gathered`,
+  ``kernel_rows``, ``pair_block``), shared by every solver and by prediction,
+  stay separate, and so does anything with its own ``fastmath`` flags (an
+  inlined helper takes its caller's) or called inside a ``prange`` body.
 """

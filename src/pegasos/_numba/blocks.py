@@ -10,9 +10,10 @@ each tile (in parallel over tiles, ``prange``) the engine computes
   row, in the order of its entries -- O(nnz * b), a contiguous inner loop;
 
 then the kernel's transform from the squared norms computed once per fit,
-and uses the tile while it is in cache: the responses' update ``g[tile] +=
-K(X[tile], Z) @ delta`` (:func:`add_block`) or the decision values
-(:func:`decision_blocks`), so no n x b matrix is held.  Each tile is
+and uses the tile while it is in cache: ``g[tile] += K(X[tile], Z) @ delta``
+(:func:`add_gathered`), the solvers' responses (:func:`add_block`, Z rows of
+X) and the decision values (X the test rows, Z the support vectors), so no
+n x b matrix is held.  Each tile is
 computed by one thread with single-threaded BLAS (the caller limits BLAS to
 one thread: BLAS threads and Numba's threads on the same cores slowed a
 block 40x, measured), so the results do not depend on the number of threads.
@@ -203,7 +204,7 @@ def exp_in_place(x, scale):
         x[m] *= bits[m]
 
 
-@njit
+@njit(inline="always")
 def transform(out, sq_rows, sq_cols, kern):
     """Turn inner products ``out[j, m] = <x_j, z_m>`` into K(x_j, z_m), in place (no ``bias2``).
 
@@ -265,7 +266,7 @@ def _named(rows, flat, plain_kern):
             named_kernel(plain_kern))
 
 
-@njit
+@njit(inline="always")
 def _tile(points, lo, hi, block, kern):
     """K(X[lo:hi], X[block.idx]) for one tile of rows (no ``bias2``)."""
     if kern.code == PRECOMPUTED:
@@ -333,31 +334,43 @@ def _add_tile(points, lo, hi, block, kern, delta, g, gram):
             gram[m] = K[idx[m] - lo]
 
 
-@njit_parallel
+@njit(inline="always")
 def add_block(points, idx, kern, delta, g):
     """``g += (K(X, X[idx]) + bias2) @ delta`` tile by tile; returns K(X[idx], X[idx]) + bias2.
 
     ``delta`` (len(idx), n_problems), ``g`` (n, n_problems).  The returned
-    Gram matrix of the block's own rows is read from the tiles that hold them.
-    A block of one tile runs in the calling thread: a parallel region for a
-    single tile only makes it wait for the other threads (on a busy machine,
-    for their time slices).
+    Gram matrix of the block's own rows is read from the tiles that hold them
+    (:func:`add_gathered`).
+    """
+    b = idx.shape[0]
+    gram = np.empty((b, b))
+    add_gathered(points, gather_block(points, idx, kern), kern, delta, g, gram)
+    return gram
+
+
+@njit_parallel
+def add_gathered(points, block, kern, delta, g, gram):
+    """``g += (K(X, Z) + bias2) @ delta`` over the gathered :class:`Block` ``Z``, tile by
+    tile; ``gram[m]`` receives the row of X ``block.idx[m]`` when it is one (-1: none).
+
+    The solvers' responses (:func:`add_block`) and prediction (the test rows as X,
+    the support vectors as the block, ``gram`` of no rows) are this one function,
+    so that a first prediction compiles nothing the fit did not.  A block of one
+    tile runs in the calling thread: a parallel region for a single tile only
+    makes it wait for the other threads (on a busy machine, for their time
+    slices).
     """
     n = points.sqnorm.shape[0]
-    b = idx.shape[0]
-    block = gather_block(points, idx, kern)
-    rows_per = tile_rows(b)
+    rows_per = tile_rows(block.idx.shape[0])
     n_tiles = (n + rows_per - 1) // rows_per
-    gram = np.empty((b, b))
     if n_tiles == 1:
         _add_tile(points, 0, n, block, kern, delta, g, gram)
-        return gram
+        return
     rows, flat, plain_kern = _plain(points, block, kern)
     for tile in prange(n_tiles):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
         _plain_add_tile(rows, flat, plain_kern, lo, hi, delta, g, gram)
-    return gram
 
 
 @njit
@@ -365,37 +378,6 @@ def _plain_add_tile(rows, flat, plain_kern, lo, hi, delta, g, gram):
     """:func:`_add_tile` of :func:`_plain`'s three (in a ``prange`` body)."""
     points, block, kern = _named(rows, flat, plain_kern)
     _add_tile(points, lo, hi, block, kern, delta, g, gram)
-
-
-@njit_parallel
-def decision_blocks(x, sv, coef, kern, tile_rows):
-    """``(coef @ K(SV, X)).T``: (n_x, n_problems) decision values without intercept.
-
-    ``x`` and ``sv`` are :class:`~.kernels.Points` (the test rows, the
-    support vectors).  In parallel over tiles of ``tile_rows`` rows of X: each
-    tile is gathered densely, its kernel with every support vector computed as
-    one block, and the sums over the support vectors are one matrix product.
-    """
-    x_rows, x_sq, n_features = x.rows, x.sqnorm, x.n_features
-    sv_rows, sv_sq, kk = sv.rows, sv.sqnorm, plain_kernel(kern)
-    n_x = x_sq.shape[0]
-    n_sv = sv_sq.shape[0]
-    out = np.empty((n_x, coef.shape[0]))
-    for tile in prange((n_x + tile_rows - 1) // tile_rows):
-        lo = tile * tile_rows
-        hi = min(n_x, lo + tile_rows)
-        idx = np.arange(lo, hi)
-        Z = gather(x_rows, idx, n_features)
-        K = products(sv_rows, 0, n_sv, Z, np.ascontiguousarray(Z.T))  # (n_sv, tile)
-        _plain_transform(K, sv_sq, x_sq[lo:hi], kk)
-        out[lo:hi] = np.dot(coef, K).T
-    return out
-
-
-@njit
-def _plain_transform(out, sq_rows, sq_cols, plain):
-    """:func:`transform` of a plain kernel tuple (in a ``prange`` body)."""
-    transform(out, sq_rows, sq_cols, named_kernel(plain))
 
 
 def row_products(rows, idx, Z, Zt):

@@ -116,14 +116,14 @@ def new_chunk(n, n_problems, k, max_cols):
                  np.zeros((cap, n_problems)), np.zeros(2, np.int64))
 
 
-@njit
+@njit(inline="always")
 def _fold(c, beta, a, u):
     """u[:, c] += beta * a[:, c]: bring problem c's lazy average up to date."""
     for j in range(a.shape[0]):
         u[j, c] += beta * a[j, c]
 
 
-@njit
+@njit(inline="always")
 def _violators(batch, data, chunk, scal, mode, step_size, changes):
     """The batch's margin violators, merged by example into ``changes``.
 
@@ -143,7 +143,7 @@ def _violators(batch, data, chunk, scal, mode, step_size, changes):
     return count
 
 
-@njit
+@njit(inline="always")
 def _shrink(t, state):
     """Pegasos' (1 - 1/t) on every problem; t = 1 starts from w = 0."""
     a, g, u, scal = state
@@ -163,7 +163,7 @@ def _shrink(t, state):
             scal[W2, c] *= shrink * shrink
 
 
-@njit
+@njit(inline="always")
 def _project(c, w2, plan, state):
     """Problem c's overflow check, projection and rescaling; returns (s, ||w||^2, factor):
     the factor by which a rescaling multiplied a[:, c] and g[:, c] (1.0 for none)."""
@@ -190,7 +190,7 @@ def _project(c, w2, plan, state):
     return s, w2, factor
 
 
-@njit
+@njit(inline="always")
 def _finish_step(t, c, w2, plan, state):
     """Problem c after its step: overflow, projection, rescaling, averaging.
 
@@ -211,7 +211,7 @@ def _finish_step(t, c, w2, plan, state):
     return factor
 
 
-@njit
+@njit(inline="always")
 def cross_block(points, kern, idx_a, idx_b, max_cols):
     """K(X[idx_a], X[idx_b]) + bias2, the rows ``idx_b`` copied at most ``max_cols`` at a time."""
     out = np.empty((idx_a.shape[0], idx_b.shape[0]))
@@ -221,7 +221,7 @@ def cross_block(points, kern, idx_a, idx_b, max_cols):
     return out
 
 
-@njit
+@njit(inline="always")
 def _admit(items, position, listed, count):
     """Append to ``listed[:count]`` the items not yet in it (``position[i] < 0``),
     recording each one's position; returns the new count."""
@@ -234,7 +234,7 @@ def _admit(items, position, listed, count):
     return count
 
 
-@njit
+@njit(inline="always")
 def _join(points, kern, max_cols, batch, g, chunk):
     """Bring the batch's examples into the chunk: responses ``g`` plus the chunk's
     pending changes.  Returns kernel evaluations."""
@@ -252,7 +252,7 @@ def _join(points, kern, max_cols, batch, g, chunk):
     return (n_rows - first) * n_cols
 
 
-@njit
+@njit(inline="always")
 def _new_columns(points, kern, max_cols, members, chunk):
     """Give the members that have no column in the chunk one: their kernel with
     every chunk row.  Returns kernel evaluations."""
@@ -267,7 +267,7 @@ def _new_columns(points, kern, max_cols, members, chunk):
     return n_rows * (n_cols - first)
 
 
-@njit
+@njit(inline="always")
 def _chunk_norms(members, coef_w, scale, w2_new, chunk):
     """``w2_new`` (||w||^2 on entry) becomes ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>,
     with <w, phi(x_i)> = scale * gl from the chunk rows' responses and <dw, dw>
@@ -287,7 +287,7 @@ def _chunk_norms(members, coef_w, scale, w2_new, chunk):
         w2_new[c] += 2.0 * scale[c] * lin + quad
 
 
-@njit
+@njit(inline="always")
 def _chunk_step(members, coef_w, w2_new, state, chunk):
     """Add ``coef_w`` (in units of w) at ``members`` to every problem, within the chunk.
 
@@ -314,7 +314,7 @@ def _chunk_step(members, coef_w, w2_new, state, chunk):
                 gl[r, c] += kc[r, q] * delta
 
 
-@njit
+@njit(inline="always")
 def flush_chunk(points, kern, max_cols, g, chunk):
     """The chunk's pending changes into every row's responses, by kernel blocks of at
     most ``max_cols`` columns (:func:`.blocks.add_block`); empties the chunk.
@@ -332,7 +332,7 @@ def flush_chunk(points, kern, max_cols, g, chunk):
     return g.shape[0] * n_cols
 
 
-@njit
+@njit(inline="always")
 def _step(t, batch, data, kern, plan, state, chunk, changes):
     """Iteration t on the batch: margins, shrink, the violators' columns and step,
     projection and averaging.  Returns kernel evaluations."""

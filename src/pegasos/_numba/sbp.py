@@ -69,7 +69,7 @@ class Scratch(NamedTuple):
     cum: np.ndarray
 
 
-@njit
+@njit(inline="always")
 def _pick(cum, count, target):
     """The first of ``count`` candidates whose cumulative weight ``cum`` exceeds ``target``.
 
@@ -80,7 +80,7 @@ def _pick(cum, count, target):
     return min(q, count - 1)
 
 
-@njit
+@njit(inline="always")
 def _draw_biased(c, step, data, r, uniforms, changes, scratch, count):
     """Problem c's k positive and k negative draws of the two-level water filling.
 
@@ -112,7 +112,7 @@ def _draw_biased(c, step, data, r, uniforms, changes, scratch, count):
     return count
 
 
-@njit
+@njit(inline="always")
 def _draw_unbiased(c, step, data, r, uniforms, changes, scratch, count):
     """Problem c's k draws: the points with y_j r_j at or below the water level (in
     index order), in proportion to their weights; each adds step/k y_i.
@@ -138,7 +138,7 @@ def _draw_unbiased(c, step, data, r, uniforms, changes, scratch, count):
     return count
 
 
-@njit
+@njit(inline="always")
 def _quad(x, M, z):
     """x^T M z."""
     total = 0.0
@@ -148,7 +148,7 @@ def _quad(x, M, z):
     return total
 
 
-@njit
+@njit(inline="always")
 def _add_draws(points, kern, max_cols, members, coef_w, w2_new, state):
     """Add ``coef_w`` at ``members`` to every problem's coefficients, by kernel blocks.
 
@@ -231,7 +231,7 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     return t, evals
 
 
-@njit
+@njit(inline="always")
 def _project_unit_ball(c, w2, a, r):
     """Scale problem c's coefficients and responses onto ||w|| <= 1; the new ||w||^2."""
     if not w2 < np.inf:
