@@ -21,7 +21,9 @@ certificate        the default end-of-fit certificate: its cost, its gap    cert
 compile            each estimator's first fit with an empty Numba cache     compile.{json,md}
 =================  =======================================================  ===========================
 
-and ``run.json``: how long each part took.  Data come from ``../shared/data``
+and ``run.json``: how long each part took (``python -m benchmarks.runner``, not
+one of the parts since it runs them all, times a whole ``--quick`` run part by
+part beside each part's last full run: ``runner.{json,md}``).  Data come from ``../shared/data``
 and Fashion-MNIST (``apt-get install dataset-fashion-mnist``; without it those
 rows are skipped).  The peers: ``pip install ".[bench]"`` (Vowpal Wabbit,
 Dask).  ``--quick`` shrinks every part (smaller grids, subsamples, one repeat)

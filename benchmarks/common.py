@@ -143,6 +143,7 @@ def run_part(argv, *, doc, stem, datasets, bench, markdown, plot=None, quick_hel
     if plot is not None and args.replot:
         plot(json.loads((args.out_dir / f"{stem}.json").read_text()), args.out_dir / f"{stem}.png")
         return 0
+    tic = time.perf_counter()
     sets = []
     with (resources() if resources is not None else contextlib.nullcontext({})) as extra:
         for name in args.datasets:
@@ -156,7 +157,21 @@ def run_part(argv, *, doc, stem, datasets, bench, markdown, plot=None, quick_hel
     write_results(args.out_dir, stem, result, markdown)
     if plot is not None:
         plot(result, args.out_dir / f"{stem}.png")
+    module = sys.modules[bench.__module__]  # "__main__" under python -m: its spec's name
+    part = (module.__spec__.name if module.__spec__ else module.__name__).rsplit(".", 1)[-1]
+    record_seconds(args.out_dir, part, time.perf_counter() - tic)
     return 0
+
+
+def record_seconds(out_dir, part, seconds):
+    """Set ``part``'s entry of ``out_dir/run.json`` (how long each part took; the other
+    parts' entries are kept), so that a part run alone is timed as in a whole run."""
+    path = Path(out_dir) / "run.json"
+    run = json.loads(path.read_text()) if path.exists() else {}
+    run.setdefault("parts_seconds", {})[part] = seconds
+    run["total_seconds"] = sum(run["parts_seconds"].values())
+    text = json.dumps(run, indent=2)
+    write_atomic(path, lambda f: f.write(text), mode="w")
 
 
 def spread(values):

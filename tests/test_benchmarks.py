@@ -72,6 +72,30 @@ def test_spread_over_k_needs_every_k():
     assert [r["kT"] for r in minibatch._spread_over_k(incomplete)] == [4096]
 
 
+def test_a_part_run_alone_records_its_time_beside_the_others(tmp_path):
+    common.record_seconds(tmp_path, "kernel", 12.0)
+    common.record_seconds(tmp_path, "compile", 3.0)
+    common.record_seconds(tmp_path, "kernel", 10.0)
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["parts_seconds"] == {"kernel": 10.0, "compile": 3.0}
+    assert run["total_seconds"] == 13.0
+
+
+def test_runner_table_has_every_part_with_both_times():
+    from benchmarks import runner
+
+    result = {"environment": {"python": "3.11"},
+              "runner": {"parts": PARTS, "quick_seconds": {p: 2.0 for p in PARTS[1:]},
+                         "quick_wall_seconds": 30.0, "full_seconds": {PARTS[0]: 100.0},
+                         "skipped": [PARTS[0]]}}
+    md = runner.markdown(result)
+    assert f"| {PARTS[0]} | skipped | 100 |" in md
+    for part in PARTS[1:]:
+        assert f"| {part} | 2 | not recorded |" in md
+    assert "| **all** | **30** (the process" in md and "some missing" in md
+    assert f"Skipped in the quick run (a peer or data set missing): {PARTS[0]}." in md
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     """``python -m benchmarks --quick`` (every part, minutes) into a temporary folder."""
