@@ -33,14 +33,11 @@ otherwise, so that it never overwrites the full results.
 
 import argparse
 import importlib
-import json
 import sys
 import time
 from pathlib import Path
 
-from pegasos._files import write_atomic
-
-from .common import HERE, SHARED_DATA, environment
+from .common import HERE, SHARED_DATA, environment, record_seconds
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
          "kernel_exact", "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration",
@@ -79,15 +76,10 @@ def main(argv=None):
         if status:
             return status
     # A run of some parts updates their entries and keeps the others'.
-    path = out_dir / "run.json"
-    parts = json.loads(path.read_text())["parts_seconds"] if path.exists() else {}
-    parts.update(seconds)
-    report = {"environment": environment(repeats=repeats, quick=args.quick),
-              "parts_seconds": parts, "total_seconds": sum(parts.values()),
-              "this_run": {"parts": args.only, "seconds": time.perf_counter() - start}}
-    text = json.dumps(report, indent=2)
-    write_atomic(path, lambda f: f.write(text), mode="w")
-    print(f"this run: {report['this_run']['seconds']:.0f} s", file=sys.stderr)
+    this_run = {"parts": args.only, "seconds": time.perf_counter() - start}
+    record_seconds(out_dir, seconds, environment=environment(repeats=repeats, quick=args.quick),
+                   this_run=this_run)
+    print(f"this run: {this_run['seconds']:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -159,17 +159,19 @@ def run_part(argv, *, doc, stem, datasets, bench, markdown, plot=None, quick_hel
         plot(result, args.out_dir / f"{stem}.png")
     module = sys.modules[bench.__module__]  # "__main__" under python -m: its spec's name
     part = (module.__spec__.name if module.__spec__ else module.__name__).rsplit(".", 1)[-1]
-    record_seconds(args.out_dir, part, time.perf_counter() - tic)
+    record_seconds(args.out_dir, {part: time.perf_counter() - tic})
     return 0
 
 
-def record_seconds(out_dir, part, seconds):
-    """Set ``part``'s entry of ``out_dir/run.json`` (how long each part took; the other
-    parts' entries are kept), so that a part run alone is timed as in a whole run."""
+def record_seconds(out_dir, seconds, **fields):
+    """Set the parts' entries ``seconds`` ({part: seconds}) of ``out_dir/run.json`` (how long
+    each part took; the other parts' entries are kept), and its other ``fields``: a part run
+    alone is timed as in a whole run, and the runner adds its own record."""
     path = Path(out_dir) / "run.json"
     run = json.loads(path.read_text()) if path.exists() else {}
-    run.setdefault("parts_seconds", {})[part] = seconds
+    run.setdefault("parts_seconds", {}).update(seconds)
     run["total_seconds"] = sum(run["parts_seconds"].values())
+    run.update(fields)
     text = json.dumps(run, indent=2)
     write_atomic(path, lambda f: f.write(text), mode="w")
 

@@ -73,12 +73,12 @@ def test_spread_over_k_needs_every_k():
 
 
 def test_a_part_run_alone_records_its_time_beside_the_others(tmp_path):
-    common.record_seconds(tmp_path, "kernel", 12.0)
-    common.record_seconds(tmp_path, "compile", 3.0)
-    common.record_seconds(tmp_path, "kernel", 10.0)
+    common.record_seconds(tmp_path, {"kernel": 12.0})
+    common.record_seconds(tmp_path, {"compile": 3.0}, this_run={"seconds": 3.5})
+    common.record_seconds(tmp_path, {"kernel": 10.0})
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["parts_seconds"] == {"kernel": 10.0, "compile": 3.0}
-    assert run["total_seconds"] == 13.0
+    assert run["total_seconds"] == 13.0 and run["this_run"] == {"seconds": 3.5}
 
 
 def test_runner_table_has_every_part_with_both_times():
