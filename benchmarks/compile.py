@@ -27,7 +27,7 @@ import tempfile
 
 from .common import HERE, environment_markdown, run_part
 
-ESTIMATORS = ["PegasosClassifier", "KernelPegasosClassifier", "SBPClassifier",
+ESTIMATORS = ["PegasosClassifier", "KernelPegasosClassifier", "SBPClassifier", "DualSVC",
               "KernelPerceptron"]
 KINDS = ["dense float64", "dense float32", "csr float64"]
 

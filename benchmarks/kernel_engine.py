@@ -29,6 +29,7 @@ from pegasos._numba import blocks
 from pegasos._numba import kernels as kern
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
+from pegasos._solvers.engine import kernel_block
 from pegasos.kernel import one_blas_thread
 
 from .common import FASHION_MNIST, _idx, as_int32, environment_markdown, load, run_part, spread
@@ -80,9 +81,9 @@ def bench(name, data_dir, quick, repeats):
               "gamma": gamma, "one_column": _seconds(old_path, 64, repeats), "blocks": []}
     sq32 = row_sqnorms(rows32.kernel, n)  # the float32 values' own norms, as a fit takes them
     with one_blas_thread():
-        exact = blocks.kernel_block(points, picks, args)
-        approx = blocks.kernel_block(kern.Points(rows32.kernel, d, sq32), picks, args)
-        exact32 = blocks.kernel_block(  # the exact kernel of the float32 values
+        exact = kernel_block(points, picks, args)
+        approx = kernel_block(kern.Points(rows32.kernel, d, sq32), picks, args, np.float64)
+        exact32 = kernel_block(  # the exact kernel of the float32 values
             kern.Points(as_rows(X.astype(np.float32).astype(np.float64)).kernel, d, sq32),
             picks, args)
     record["float32_error"] = {
@@ -101,7 +102,8 @@ def bench(name, data_dir, quick, repeats):
                 def engine():
                     with one_blas_thread():
                         for _ in range(reps):
-                            blocks.add_block(kern.Points(r.kernel, d, s), idx, args, delta, g)
+                            blocks.add_block(blocks.THREADS, kern.Points(r.kernel, d, s), idx, args,
+                                             delta, g)
 
                 record["blocks"].append({
                     "dtype": np.dtype(dtype).name, "columns": b, "problems": problems,

@@ -46,7 +46,7 @@ def replay(X, y, gamma, seed=0):
     from pegasos import SBPClassifier
     from pegasos._numba import sbp as _sbp
     from pegasos._numba.water_filling import water_level_select
-    from pegasos._solvers.engine import block_columns, points
+    from pegasos._solvers.engine import block_columns, engine_for, points
     from pegasos._solvers.kernel_pegasos import nu_from_one_pass
 
     est = SBPClassifier(gamma=gamma, random_state=seed)
@@ -60,7 +60,7 @@ def replay(X, y, gamma, seed=0):
     state = _sbp.SBPState(*(np.zeros((n, 1)) for _ in range(4)),
                           scal=np.zeros((_sbp.SBP_SCALARS, 1)))
     splan = _sbp.SBPPlan(radius=math.sqrt(float(diag.max())), biased=False, avg_start=1,
-                         max_cols=block_columns(rows.n_features))
+                         max_cols=block_columns(rows.n_features), engine=engine_for(n))
     data_ = _sbp.SBPData(points(rows, sqnorm), Y, np.array([budget]), sw)
     rng = np.random.default_rng(seed)
     work = np.empty(3 * n)

@@ -6,6 +6,7 @@ empty, as a user's runs follow each other; a crash (SIGSEGV is exit -11 or
 for the two defects these sequences exposed.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -25,7 +26,8 @@ _SCRIPT = textwrap.dedent(
     from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
 
     X, y = load_digits(return_X_y=True)
-    X, y = X[:300] / 16.0, (y[:300] % 2) * 2 - 1
+    # 700 rows: the kernel engine on threads (from 512), the parallel code of defect 2
+    X, y = X[:700] / 16.0, (y[:700] % 2) * 2 - 1
     make = {
         "kpeg": lambda: KernelPegasosClassifier(C=10, gamma=0.5, n_epochs=1, random_state=0),
         "sbp": lambda: SBPClassifier(0.1, gamma=0.5, n_iter=200, random_state=0),
@@ -39,6 +41,33 @@ _SCRIPT = textwrap.dedent(
     csr64.indptr = csr64.indptr.astype(np.int64)
     for layout in (X, csr, csr64):
         print(sys.argv[1], make().fit(layout, y).score(X, y))
+    """
+)
+
+
+# One cold fit and predict; prints the functions of this package it compiled (not loaded).
+_COMPILES = textwrap.dedent(
+    """
+    import json
+    import numba.core.event as event
+    from sklearn.datasets import load_digits
+    from pegasos import KernelPegasosClassifier
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:700] / 16.0, y[:700] % 2
+    names = set()
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            fn = ev.data["dispatcher"].py_func
+            names.add(f"{fn.__module__}.{fn.__qualname__}")
+
+    with event.install_listener("numba:compile", Listener()):
+        KernelPegasosClassifier(n_epochs=1, random_state=0).fit(X, y).predict(X)
+    print(json.dumps(sorted(n for n in names if n.startswith("pegasos."))))
     """
 )
 
@@ -80,6 +109,28 @@ def test_cli_sequence_never_crashes(tmp_path):
     for solver in ("kernel-pegasos", "sbp", "sbp"):
         done = _run(cli + ["-s", solver, str(data), str(tmp_path / "m.model")], cache)
         assert done.returncode == 0, (solver, done.returncode, done.stderr[-2000:])
+
+
+@pytest.mark.slow
+def test_processes_compiling_at_once_share_one_compile(tmp_path):
+    """Two processes started together on an empty cache (``pytest -n auto``): each function
+    is compiled by one of them and loaded by the other (defect 3: compiling one at once
+    could leave a torn parallel entry); a third process then compiles nothing."""
+    script = tmp_path / "compiles.py"
+    script.write_text(_COMPILES)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    procs = [subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-2000:]
+    first, second = (set(json.loads(out.strip().splitlines()[-1])) for out, _ in outs)
+    assert "pegasos._numba.kernel_pegasos.kernel_pegasos_blocks" in first | second
+    assert not first & second, f"compiled in both processes: {sorted(first & second)}"
+    third = _run([sys.executable, str(script)], cache)
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert json.loads(third.stdout.strip().splitlines()[-1]) == []
 
 
 def test_cache_folder_is_keyed_by_every_source_file(tmp_path, monkeypatch):

@@ -59,18 +59,26 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
     # blocks of 1, 3 and 300 columns: tiles of 8192, 8192 and 218 rows
     for idx in ([5], [0, 299, 5], np.arange(300)[::-1]):
         idx = np.asarray(idx, dtype=np.int64)
-        block = blocks.kernel_block(points, idx, _args(name, kw))
-        assert block.dtype == np.float64
+        block = engine.kernel_block(points, idx, _args(name, kw))
+        assert block.dtype == dtype  # DualSVC's kernel columns, in the rows' dtype
         np.testing.assert_allclose(block, ref[:, idx], **tol)
         np.testing.assert_allclose(
             blocks.pair_block(points, idx[:2], idx, _args(name, kw)),
             ref[np.ix_(idx[:2], idx)], **tol,
         )
-        g, delta = np.ones((300, 2)), np.random.default_rng(1).standard_normal((len(idx), 2))
-        gram = blocks.add_block(points, idx, _args(name, kw, bias2=0.5), delta, g)
+        delta = np.random.default_rng(1).standard_normal((len(idx), 2))
+        g, g_serial = np.ones((300, 2)), np.ones((300, 2))
+        with engine.one_blas_thread():
+            gram = engine.add_block(blocks.THREADS, points, idx, _args(name, kw, bias2=0.5),
+                                    delta, g)
+            # the serial engine: the same values bit for bit (300 rows: 1 or 2 tiles)
+            gram_serial = engine.add_block(blocks.SERIAL, points, idx,
+                                           _args(name, kw, bias2=0.5), delta, g_serial)
         expected = 1.0 + (ref[:, idx] + 0.5) @ delta
         np.testing.assert_allclose(g, expected, rtol=tol["rtol"], atol=tol["atol"] * len(idx))
         np.testing.assert_allclose(gram, ref[np.ix_(idx, idx)] + 0.5, **tol)
+        np.testing.assert_array_equal(g_serial, g)
+        np.testing.assert_array_equal(gram_serial, gram)
     coef = np.random.default_rng(0).standard_normal((2, 300))
     z_rows = as_rows(sp.csr_matrix(Z) if sparse else Z, dtype)
     expected = pairwise_kernels(Z.astype(np.float64), X.astype(np.float64), metric=name,
@@ -108,7 +116,7 @@ def test_precomputed_blocks_are_gram_columns():
     K = pairwise_kernels(make_binary(n=50, d=3, seed=40)[0], metric="rbf")
     idx = np.array([3, 49, 0], dtype=np.int64)
     args, points = kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3), kern.Points(K, 50, np.zeros(50))
-    np.testing.assert_array_equal(blocks.kernel_block(points, idx, args), K[:, idx])
+    np.testing.assert_array_equal(engine.kernel_block(points, idx, args), K[:, idx])
     np.testing.assert_array_equal(
         blocks.pair_block(points, idx[:2], idx, args), K[np.ix_(idx[:2], idx)]
     )
@@ -352,7 +360,7 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None):
     data = sbp.SBPData(kern.Points(rows.kernel, X.shape[1], sq), Y, np.full(problems, n * nu),
                        sw)
     t, evals = sbp.sbp_blocks(data, kern.Kernel(kern.RBF, 0.7, 0.0, 3),
-                              sbp.SBPPlan(1.0, biased, 1, 1000), state, draws, t)
+                              sbp.SBPPlan(1.0, biased, 1, 1000, blocks.SERIAL), state, draws, t)
     return t, evals, state
 
 

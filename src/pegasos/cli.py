@@ -979,7 +979,6 @@ def _compile_parser(sub):
 
 def _compile(args, parser):
     import numpy as np
-    import scipy.sparse as sp
 
     from . import (
         DualSVC,
@@ -989,17 +988,11 @@ def _compile(args, parser):
         SBPClassifier,
     )
     from ._numba._jit import CACHE_DIR
+    from ._solvers.engine import PARALLEL_ROWS
 
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 5))
-    y = np.arange(40) % 2
-    csr32 = sp.csr_matrix(X)
-    csr32.indices, csr32.indptr = csr32.indices.astype(np.int32), csr32.indptr.astype(np.int32)
-    csr64 = sp.csr_matrix(X)
-    csr64.indices, csr64.indptr = csr64.indices.astype(np.int64), csr64.indptr.astype(np.int64)
-    inputs = {"dense float64": X, "dense float32": X.astype(np.float32),
-              "csr float64, int32 indices": csr32, "csr float64, int64 indices": csr64,
-              "csr float32": csr32.astype(np.float32)}
+    inputs = _compile_inputs(40)
+    # from PARALLEL_ROWS rows the kernel engine runs on threads: compiled apart
+    larger = _compile_inputs(PARALLEL_ROWS)
     # a short linear run draws fewer rows than there are (their norms are computed as drawn),
     # a long or checked one computes every row's norm at once: two compiled paths
     estimators = [PegasosClassifier(n_iter=5, random_state=0),
@@ -1011,9 +1004,11 @@ def _compile(args, parser):
                   DualSVC(working_set_size=8)]
     with _compile_events() as events:
         tic = time.perf_counter()
-        for data in inputs.values():
+        for kind, data in inputs.items():
             for est in estimators:
-                est.fit(data, y).predict(data)
+                est.fit(data, np.arange(data.shape[0]) % 2).predict(data)
+                if not isinstance(est, PegasosClassifier):
+                    est.fit(larger[kind], np.arange(PARALLEL_ROWS) % 2).predict(larger[kind])
         seconds = time.perf_counter() - tic
     summary = {"seconds": seconds, "compiled_functions": len(events), "cache": CACHE_DIR,
                "inputs": list(inputs), "estimators": sorted({type(e).__name__
@@ -1026,6 +1021,21 @@ def _compile(args, parser):
         print(f"pegasos: every solver was already compiled; loaded from {CACHE_DIR} in "
               f"{seconds:.1f} s")
     return 0
+
+
+def _compile_inputs(n_rows):
+    """``pegasos compile``'s data: n_rows x 5 random values in every input kind, by name."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    X = np.random.default_rng(0).standard_normal((n_rows, 5))
+    csr32 = sp.csr_matrix(X)
+    csr32.indices, csr32.indptr = csr32.indices.astype(np.int32), csr32.indptr.astype(np.int32)
+    csr64 = sp.csr_matrix(X)
+    csr64.indices, csr64.indptr = csr64.indices.astype(np.int64), csr64.indptr.astype(np.int64)
+    return {"dense float64": X, "dense float32": X.astype(np.float32),
+            "csr float64, int32 indices": csr32, "csr float64, int64 indices": csr64,
+            "csr float32": csr32.astype(np.float32)}
 
 
 @contextlib.contextmanager

@@ -58,7 +58,13 @@ from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
 from ._solvers import sbp as _sbp
-from ._solvers.engine import block_columns, decision_values, one_blas_thread, points
+from ._solvers.engine import (
+    block_columns,
+    decision_values,
+    engine_for,
+    one_blas_thread,
+    points,
+)
 from ._solvers.report import Report
 from .objective import DualityGap, best_multiple, feasible
 
@@ -961,7 +967,7 @@ class SBPClassifier(_KernelClassifier):
         state, more = _sbp.run(
             rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
             SBPPlan(radius=radius, biased=bool(self.fit_intercept), avg_start=plan.avg_start(1),
-                    max_cols=block_columns(rows.n_features)),
+                    max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
             plan.n_iter, plan.seeds[0], plan.batch_size, self._sbp_report(Y, budgets, sw))
         self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)

@@ -26,8 +26,14 @@ merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
   helpers over the engine compiles the engine's code once per link.  Inlined
   at Numba's level, a helper is compiled as part of its one caller (kernel
   Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured; BENCHMARKS.md
-  section 11).  The engine's entry points (:func:`.blocks.add_gathered`,
-  ``kernel_rows``, ``pair_block``), shared by every solver and by prediction,
-  stay separate, and so does anything with its own ``fastmath`` flags (an
-  inlined helper takes its caller's) or called inside a ``prange`` body.
+  section 11).  The engine's entry points (:func:`.blocks.add_gathered`, its
+  serial twin ``add_tiles``, ``kernel_rows``, ``pair_block``), shared by every
+  solver and by prediction, stay separate, and so does anything with its own
+  ``fastmath`` flags (an inlined helper takes its caller's) or called inside a
+  ``prange`` body;
+* for the same reason kernel Pegasos' solver stops at the end of each chunk and
+  its caller brings the chunk's changes to every row through the engine: the
+  solver links no parallel code, and the engine's is compiled once, shared
+  with prediction; and the engine is chosen by type (``blocks.SERIAL``,
+  ``blocks.THREADS``), so a small problem compiles no parallel region at all.
 """

@@ -1,7 +1,8 @@
 """The one place where JIT options and Numba's on-disk cache are set.
 
-Two defects of Numba's cache (0.60-0.68) crashed valid runs of this library,
-and each is closed here at its root:
+Three defects of Numba's cache (0.60-0.68) crash valid runs (the first two
+crashed this library's; the third is reported upstream), and each is closed
+here at its root:
 
 1. **A cache entry compiled from other sources.**  Numba keys a function's
    cache index by the modification time and size of *its own* source file.
@@ -28,10 +29,21 @@ and each is closed here at its root:
    Importing this module starts the thread pool (``numba.get_num_threads()``,
    public API, ~40 ms once) before any compiled function can be loaded.
 
+3. **Two processes compiling one function at once** (numba issue 10128, open):
+   a parallel function's cache entry is two files, each written atomically but
+   not together, so two processes compiling it into an empty cache at the same
+   moment can leave one process's half beside the other's, and every later
+   load segfaults.  Each compile therefore holds a lock file of its function in
+   the cache folder (``fcntl.flock``, :func:`_locked`): a second process waits,
+   then loads what the first wrote instead of compiling it again, so processes
+   started together (``pytest -n auto``, a pool of workers) share one compile.
+
 ``tests/test_cache.py`` runs the sequences that crashed, each step in a fresh
-process against one folder, cold and then warm.
+process against one folder, cold and then warm, and two processes compiling
+at once.
 """
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -42,6 +54,13 @@ from pathlib import Path
 import llvmlite
 import numba
 import numpy
+from numba.core import sigutils
+from numba.core.compiler_lock import global_compiler_lock
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock (the race above stays Numba's)
+    fcntl = None
 
 _HERE = Path(__file__).resolve().parent
 _PREFIX = "pegasos-"
@@ -98,13 +117,57 @@ CACHE_DIR = str(cache_dir())
 numba.get_num_threads()
 
 
+@contextlib.contextmanager
+def _file_lock(path):
+    """An exclusive ``flock`` on ``path`` (created), released at exit; none if the folder
+    cannot be written (then Numba cannot cache there either)."""
+    fd = None
+    if fcntl is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            fd = None
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def _locked(dispatcher):
+    """``dispatcher`` whose compiles hold its lock file in :data:`CACHE_DIR` (defect 3).
+
+    Numba's own ``compile`` first looks in the cache, so a process that waited
+    loads the entry the other one saved.  The in-process compiler lock is
+    taken first, as Numba's ``compile`` takes it, so threads and processes
+    always lock in one order (the compiler, then callers before callees).
+    """
+    compile_ = dispatcher.compile
+    fn = dispatcher.py_func
+    path = Path(CACHE_DIR) / f"{fn.__module__}.{fn.__qualname__}.lock"
+
+    def compile(sig):
+        args, _ = sigutils.normalize_signature(sig)
+        existing = dispatcher.overloads.get(tuple(args))
+        if existing is not None:  # compiled or loaded in this process already
+            return existing.entry_point
+        with global_compiler_lock, _file_lock(path):
+            return compile_(sig)
+
+    dispatcher.compile = compile
+    return dispatcher
+
+
 def _jit(fn=None, **options):
     if fn is None:
         return functools.partial(_jit, **options)
     saved = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = CACHE_DIR  # read once, when the dispatcher is made
     try:
-        return numba.njit(cache=True, **options)(fn)
+        return _locked(numba.njit(cache=True, **options)(fn))
     finally:
         numba.config.CACHE_DIR = saved
 

@@ -277,24 +277,10 @@ def _tile(points, lo, hi, block, kern):
 
 
 @njit_parallel
-def kernel_block(points, idx, kern):
-    """K(X, X[idx]) as an (n, len(idx)) array (no ``bias2``)."""
-    n = points.sqnorm.shape[0]
-    rows, flat, plain_kern = _plain(points, gather_block(points, idx, kern), kern)
-    out = np.empty((n, idx.shape[0]))
-    rows_per = tile_rows(idx.shape[0])
-    for tile in prange((n + rows_per - 1) // rows_per):
-        lo = tile * rows_per
-        hi = min(n, lo + rows_per)
-        out[lo:hi] = _plain_tile(rows, flat, plain_kern, lo, hi)
-    return out
-
-
-@njit_parallel
 def kernel_rows(points, idx, kern, out, slots):
-    """``out[slots[m]] = K(X[idx[m]], X)`` (no ``bias2``): :func:`kernel_block` written
-    tile by tile into rows of ``out`` (n columns, float64 or float32), so that each
-    example's kernel column is one contiguous row (what the working-set solver keeps)."""
+    """``out[slots[m]] = K(X[idx[m]], X)`` (no ``bias2``), tile by tile, into rows of
+    ``out`` (n columns, float64 or float32), so that each example's kernel column is one
+    contiguous row (what the working-set solver keeps)."""
     n = points.sqnorm.shape[0]
     rows, flat, plain_kern = _plain(points, gather_block(points, idx, kern), kern)
     rows_per = tile_rows(idx.shape[0])
@@ -320,7 +306,7 @@ def _plain_tile(rows, flat, plain_kern, lo, hi):
     return _tile(points, lo, hi, block, kern)
 
 
-@njit
+@njit(inline="always")
 def _add_tile(points, lo, hi, block, kern, delta, g, gram):
     """One tile of :func:`add_block`: ``g[lo:hi] += (K + bias2) @ delta``, and the rows of
     ``gram`` whose example lies in the tile."""
@@ -334,18 +320,65 @@ def _add_tile(points, lo, hi, block, kern, delta, g, gram):
             gram[m] = K[idx[m] - lo]
 
 
+class Serial(NamedTuple):
+    """The engine's tiles one after another in the calling thread (:func:`add_tiles`)."""
+
+
+class Threads(NamedTuple):
+    """The engine's tiles in parallel over Numba's threads (:func:`add_gathered`)."""
+
+
+#: The two engines, a type each: a solver given one (in its plan) is compiled with that
+#: engine alone.  The values are the same bit for bit: each tile is computed alike and
+#: writes only its own rows.  A parallel region costs seconds to compile (kernel Pegasos'
+#: first fit, BENCHMARKS.md section 11), so small problems take :data:`SERIAL`
+#: (``_solvers.engine.engine_for``).
+SERIAL = Serial()
+THREADS = Threads()
+
+
+def add(engine, points, block, kern, delta, g, gram):
+    """:func:`add_tiles` for :data:`SERIAL`, :func:`add_gathered` for :data:`THREADS`."""
+    fn = add_gathered if isinstance(engine, Threads) else add_tiles
+    fn(points, block, kern, delta, g, gram)
+
+
+@overload(add, inline="always")
+def _add(engine, points, block, kern, delta, g, gram):
+    if engine.instance_class is Threads:
+
+        def impl(engine, points, block, kern, delta, g, gram):
+            add_gathered(points, block, kern, delta, g, gram)
+
+    else:
+
+        def impl(engine, points, block, kern, delta, g, gram):
+            add_tiles(points, block, kern, delta, g, gram)
+
+    return impl
+
+
 @njit(inline="always")
-def add_block(points, idx, kern, delta, g):
+def add_block(engine, points, idx, kern, delta, g):
     """``g += (K(X, X[idx]) + bias2) @ delta`` tile by tile; returns K(X[idx], X[idx]) + bias2.
 
-    ``delta`` (len(idx), n_problems), ``g`` (n, n_problems).  The returned
-    Gram matrix of the block's own rows is read from the tiles that hold them
-    (:func:`add_gathered`).
+    ``delta`` (len(idx), n_problems), ``g`` (n, n_problems); ``engine``
+    :data:`SERIAL` or :data:`THREADS`.  The returned Gram matrix of the
+    block's own rows is read from the tiles that hold them (:func:`add_gathered`).
     """
     b = idx.shape[0]
     gram = np.empty((b, b))
-    add_gathered(points, gather_block(points, idx, kern), kern, delta, g, gram)
+    add(engine, points, gather_block(points, idx, kern), kern, delta, g, gram)
     return gram
+
+
+@njit
+def add_tiles(points, block, kern, delta, g, gram):
+    """:func:`add_gathered` with its tiles one after another in the calling thread."""
+    n = points.sqnorm.shape[0]
+    rows_per = tile_rows(block.idx.shape[0])
+    for lo in range(0, n, rows_per):
+        _add_tile(points, lo, min(n, lo + rows_per), block, kern, delta, g, gram)
 
 
 @njit_parallel
@@ -354,17 +387,17 @@ def add_gathered(points, block, kern, delta, g, gram):
     tile; ``gram[m]`` receives the row of X ``block.idx[m]`` when it is one (-1: none).
 
     The solvers' responses (:func:`add_block`) and prediction (the test rows as X,
-    the support vectors as the block, ``gram`` of no rows) are this one function,
-    so that a first prediction compiles nothing the fit did not.  A block of one
-    tile runs in the calling thread: a parallel region for a single tile only
-    makes it wait for the other threads (on a busy machine, for their time
-    slices).
+    the support vectors as the block, ``gram`` of no rows) are this one function
+    (or :func:`add_tiles`, its serial twin), so that a first prediction compiles
+    nothing the fit did not.  A block of one tile runs in the calling thread: a
+    parallel region for a single tile only makes it wait for the other threads
+    (on a busy machine, for their time slices).
     """
     n = points.sqnorm.shape[0]
     rows_per = tile_rows(block.idx.shape[0])
     n_tiles = (n + rows_per - 1) // rows_per
     if n_tiles == 1:
-        _add_tile(points, 0, n, block, kern, delta, g, gram)
+        add_tiles(points, block, kern, delta, g, gram)
         return
     rows, flat, plain_kern = _plain(points, block, kern)
     for tile in prange(n_tiles):

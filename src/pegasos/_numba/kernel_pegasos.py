@@ -9,8 +9,8 @@ phi(x_j)> = s_c * g[j, c]``.  A step changes the model at the examples that
 violate in any problem (merged by :mod:`.changes`).  The draws do not depend
 on the model, so only the rows drawn in a chunk of about :data:`CHUNK_DRAWS`
 draws are kept current (:class:`Chunk`), and every row is brought up to date
-once per chunk with one block of all the chunk's changed examples
-(:func:`flush_chunk`).  Kernel evaluations are counted and returned.
+once per chunk with one block of all the chunk's changed examples (by the
+caller: ``_solvers.kernel_pegasos.flush``).  Kernel evaluations are counted and returned.
 """
 
 import math
@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
-from .blocks import add_block, pair_block
+from .blocks import pair_block
 from .changes import clear, merge, new_changes
 
 PEGASOS = 0
@@ -315,24 +315,6 @@ def _chunk_step(members, coef_w, w2_new, state, chunk):
 
 
 @njit(inline="always")
-def flush_chunk(points, kern, max_cols, g, chunk):
-    """The chunk's pending changes into every row's responses, by kernel blocks of at
-    most ``max_cols`` columns (:func:`.blocks.add_block`); empties the chunk.
-    Returns kernel evaluations."""
-    counts = chunk.counts
-    n_cols = counts[N_COLS]
-    for start in range(0, n_cols, max_cols):
-        stop = min(n_cols, start + max_cols)
-        add_block(points, chunk.col_rows[start:stop], kern, chunk.pending[start:stop], g)
-    for r in range(counts[N_ROWS]):
-        chunk.local[chunk.chunk_rows[r]] = -1
-    for q in range(n_cols):
-        chunk.column[chunk.col_rows[q]] = -1
-    counts[:] = 0
-    return g.shape[0] * n_cols
-
-
-@njit(inline="always")
 def _step(t, batch, data, kern, plan, state, chunk, changes):
     """Iteration t on the batch: margins, shrink, the violators' columns and step,
     projection and averaging.  Returns kernel evaluations."""
@@ -360,9 +342,9 @@ def _step(t, batch, data, kern, plan, state, chunk, changes):
 
 
 @njit
-def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t, finish):
+def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
     """Run ``len(idx) // plan.k`` iterations of mini-batch kernel Pegasos (or the
-    kernel Perceptron) on every one-vs-rest problem at once.
+    kernel Perceptron) on every one-vs-rest problem at once, within one chunk.
 
     Each iteration draws the k examples ``idx[step*k:(step+1)*k]``, judges
     their margins with w_t on every problem, and changes the coefficients of
@@ -378,14 +360,17 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t, finish):
     (t = 1..P, P+1..2P, ...; about CHUNK_DRAWS draws).  Within a chunk only
     the rows drawn in it are kept current (``chunk``: their kernel values
     with the chunk's changed examples, computed as rows join and as examples
-    change); at the chunk's end the changes reach every row's responses in
-    one block of all the chunk's changed examples (:func:`flush_chunk`), a
-    matrix product of up to CHUNK_DRAWS columns where a step alone had k:
-    one pass over X for the whole chunk.  Every margin is the exact one of
-    the step's iterate, so the iterates are those of the step-by-step
-    algorithm up to rounding.  The chunk is kept across calls (chunk
-    boundaries depend on t alone, so splitting a run into calls does not
-    change a bit); ``finish`` empties it at the end of the call.
+    change); at the chunk's end the caller brings the changes to every row's
+    responses in one block of all the chunk's changed examples (the
+    engine's ``add_block``, ``_solvers.kernel_pegasos.flush``), a matrix
+    product of up to CHUNK_DRAWS columns where a step alone had k: one pass
+    over X for the whole chunk.  Every margin is the exact one of the step's
+    iterate, so the iterates are those of the step-by-step algorithm up to
+    rounding.  A call must not run past the end of a chunk (its last step's t
+    a multiple of ``chunk_steps``, or earlier); the chunk is kept across
+    calls.  The flush is the caller's so that this function does not link
+    the engine's parallel code in (compiled apart once, and shared with
+    prediction and the other solvers).
 
     ``data`` (:class:`ResponseData`), ``kern`` (:class:`~.kernels.Kernel`:
     ``bias2`` is added to every kernel value, an augmented constant feature,
@@ -398,15 +383,10 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t, finish):
     """
     k = plan.k
     n, n_problems = state.g.shape
-    per_chunk = chunk_steps(k, plan.max_cols)
     changes = new_changes(n, k, n_problems)
     evals = 0
     for step in range(idx.shape[0] // k):
         evals += _step(t, idx[step * k : (step + 1) * k], data, kern, plan, state, chunk,
                        changes)
-        if t % per_chunk == 0:
-            evals += flush_chunk(data.points, kern, plan.max_cols, state.g, chunk)
         t += 1
-    if finish:
-        evals += flush_chunk(data.points, kern, plan.max_cols, state.g, chunk)
     return t, evals

@@ -41,12 +41,14 @@ class SBPData(NamedTuple):
 class SBPPlan(NamedTuple):
     """The settings: ``radius`` R (the step is 1/(R sqrt(t))), ``biased`` (the
     two-level variant with a free bias), the first averaged step
-    ``avg_start``, and ``max_cols``, the most rows copied densely at once."""
+    ``avg_start``, ``max_cols``, the most rows copied densely at once, and
+    the ``engine`` (:data:`.blocks.SERIAL` or :data:`.blocks.THREADS`)."""
 
     radius: float
     biased: bool
     avg_start: int
     max_cols: int
+    engine: object
 
 
 class SBPState(NamedTuple):
@@ -149,11 +151,11 @@ def _quad(x, M, z):
 
 
 @njit(inline="always")
-def _add_draws(points, kern, max_cols, members, coef_w, w2_new, state):
+def _add_draws(points, kern, plan, members, coef_w, w2_new, state):
     """Add ``coef_w`` at ``members`` to every problem's coefficients, by kernel blocks.
 
-    The responses ``r`` follow (:func:`.blocks.add_block`, at most
-    ``max_cols`` members gathered at once).  ``w2_new`` holds ||w||^2 on
+    The responses ``r`` follow (:func:`.blocks.add_block` on the plan's
+    engine, at most ``plan.max_cols`` members gathered at once).  ``w2_new`` holds ||w||^2 on
     entry and receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
     <w, phi(x_i)> from the responses (before this step) and the members' Gram
     matrix (its cross-block entries computed apart, count^2 evaluations at
@@ -167,10 +169,10 @@ def _add_draws(points, kern, max_cols, members, coef_w, w2_new, state):
         for m in range(count):
             lin += coef_w[m, c] * r[members[m], c]
         w2_new[c] += 2.0 * lin
-    evals = 0
+    evals, max_cols = 0, plan.max_cols
     for start in range(0, count, max_cols):
         stop = min(count, start + max_cols)
-        gram = add_block(points, members[start:stop], kern, coef_w[start:stop], r)
+        gram = add_block(plan.engine, points, members[start:stop], kern, coef_w[start:stop], r)
         evals += n * (stop - start)
         for c in range(n_problems):
             w2_new[c] += _quad(coef_w[start:stop, c], gram, coef_w[start:stop, c])
@@ -218,7 +220,7 @@ def sbp_blocks(data, kern, plan, state, draws, t):
                 count = _draw_unbiased(c, eta, data, r, draws[step, c], changes, scratch, count)
         clear(changes, count)
         w2 = scal[SBP_W2].copy()
-        evals += _add_draws(data.points, kern, plan.max_cols, changes.members[:count],
+        evals += _add_draws(data.points, kern, plan, changes.members[:count],
                             changes.coef_w[:count], w2, state)
         for c in range(n_problems):
             scal[SBP_W2, c] = _project_unit_ball(c, w2[c], a, r)

@@ -26,6 +26,48 @@ BLOCK_BYTES = 128 * 2**20
 PREDICT_COLUMNS = 512
 
 
+#: Rows of X from which the engine runs its tiles on Numba's threads
+#: (:data:`~pegasos._numba.blocks.THREADS`); below, one after another in the calling thread
+#: (:data:`~pegasos._numba.blocks.SERIAL`), the same values bit for bit.  A parallel
+#: region costs seconds to compile, once per install and kind of rows; measured on
+#: digits' first rows, warm (2 cores): up to 300 rows the two engines fit and predict
+#: within 7% of each other, from 600 rows the threads are faster (fit 1.04-1.4x,
+#: predict 1.2-1.7x).  So the estimators' checks and other small fits never compile it.
+PARALLEL_ROWS = 512
+
+
+def engine_for(n_rows):
+    """The engine for X of ``n_rows`` rows: :data:`~pegasos._numba.blocks.THREADS` from
+    :data:`PARALLEL_ROWS` rows, else :data:`~pegasos._numba.blocks.SERIAL`."""
+    return _blocks.THREADS if n_rows >= PARALLEL_ROWS else _blocks.SERIAL
+
+
+def add_block(engine, points, idx, kern, delta, g):
+    """``g += (K(X, X[idx]) + bias2) @ delta`` by the compiled ``engine`` (:func:`engine_for`).
+
+    What :func:`pegasos._numba.blocks.add_block` does inside compiled code,
+    called from Python: the rows ``idx`` gathered, then one call of the engine.
+    Returns K(X[idx], X[idx]) + bias2.
+    """
+    block = _blocks.gather_block(points, idx, kern)
+    gram = np.empty((len(idx), len(idx)))
+    _blocks.add(engine, points, block, kern, delta, g, gram)
+    return gram
+
+
+def kernel_block(points, idx, kern, dtype=None):
+    """K(X, X[idx]) as an (n, len(idx)) array (no ``bias2``), by the engine's
+    :func:`~pegasos._numba.blocks.kernel_rows` (what :class:`~pegasos.DualSVC` compiles).
+
+    ``dtype``: the result's (float64 or float32); by default the rows' own.
+    """
+    n = points.sqnorm.shape[0]
+    out = np.empty((len(idx), n), dtype or dtype_of(points.rows))
+    with one_blas_thread():
+        _blocks.kernel_rows(points, idx, kern, out, np.arange(len(idx), dtype=np.int64))
+    return out.T
+
+
 def block_columns(n_features):
     """How many rows of ``n_features`` values fit densely in :data:`BLOCK_BYTES` (at least 1)."""
     return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
@@ -69,10 +111,10 @@ def decision_values(rows_x, rows_sv, coef, kern):
     the same width and dtype; ``coef`` (n_problems, n_SV) float64; ``kern`` a
     :class:`~pegasos._numba.kernels.Kernel`.  The support vectors are copied
     densely, :data:`PREDICT_COLUMNS` at a time at most (and within
-    :data:`BLOCK_BYTES`), and each such block is one call of the engine's
-    :func:`~pegasos._numba.blocks.add_gathered` with the test rows as X: the
-    function the fit compiled for rows of this kind, so a first prediction
-    compiles nothing new.
+    :data:`BLOCK_BYTES`), and each such block is one call of the engine
+    (:func:`engine_for` the test rows: :func:`~pegasos._numba.blocks.add_gathered`
+    or ``add_tiles``) with the test rows as X: the function a fit compiles for
+    rows of this kind, so a first prediction compiles nothing new.
     """
     if rows_x.n_features != rows_sv.n_features:
         raise ValueError(f"X has {rows_x.n_features} features but the support vectors have "
@@ -86,14 +128,15 @@ def decision_values(rows_x, rows_sv, coef, kern):
     sv_sqnorm = row_sqnorms(rows_sv.kernel, rows_sv.n_rows)
     per = min(PREDICT_COLUMNS, block_columns(rows_sv.n_features))
     no_gram = np.empty((0, 0))
+    engine = engine_for(rows_x.n_rows)
     with one_blas_thread():
         for lo in range(0, rows_sv.n_rows, per):
             hi = min(rows_sv.n_rows, lo + per)
             Z = _dense(rows_sv, lo, hi)
             block = _blocks.Block(np.full(hi - lo, -1, np.int64), Z, np.ascontiguousarray(Z.T),
                                   np.ascontiguousarray(sv_sqnorm[lo:hi]))
-            _blocks.add_gathered(x, block, kern, np.ascontiguousarray(coef[:, lo:hi].T), out,
-                                 no_gram)
+            _blocks.add(engine, x, block, kern, np.ascontiguousarray(coef[:, lo:hi].T), out,
+                        no_gram)
     return out
 
 

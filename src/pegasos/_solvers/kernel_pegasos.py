@@ -10,7 +10,7 @@ from .._numba import kernel_pegasos as _kp
 from .._numba.kernel_pegasos import ResponseData, ResponsePlan, ResponseState
 from .._rows import check_array, check_draws, check_per_row
 from .._sampling import IndexStream
-from .engine import block_columns, points, run_calls
+from .engine import add_block, block_columns, engine_for, points, run_calls
 
 PEGASOS, PERCEPTRON = _kp.PEGASOS, _kp.PERCEPTRON
 
@@ -44,16 +44,39 @@ def run(rows, data, kern, plan, T, stream, report=None):
                           scal=np.zeros((_kp.N_SCALARS, n_problems)))
     state.scal[_kp.S] = 1.0
     chunk = _kp.new_chunk(n, n_problems, plan.k, plan.max_cols)
+    per_chunk = _kp.chunk_steps.py_func(plan.k, plan.max_cols)
+    engine = engine_for(n)
 
     def step(steps, t):
         idx = stream.take(steps * plan.k)
         check_draws(idx, n)
-        return _kp.kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t,
-                                         t - 1 + steps == T)
+        done, evals = 0, 0
+        while done < steps:  # to the end of each chunk, then its flush
+            now = min(steps - done, per_chunk - (t - 1) % per_chunk)
+            t, e = _kp.kernel_pegasos_blocks(data, kern, plan, state, chunk,
+                                             idx[done * plan.k : (done + now) * plan.k], t)
+            done, evals = done + now, evals + e
+            if (t - 1) % per_chunk == 0 or t - 1 == T:
+                evals += flush(engine, data.points, kern, plan.max_cols, state.g, chunk)
+        return t, evals
 
     evals = run_calls(T, plan.k, step, state.scal, None if report is None else
                       lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
     return state, evals
+
+
+def flush(engine, points, kern, max_cols, g, chunk):
+    """The chunk's pending changes into every row's responses ``g``, by kernel blocks of
+    at most ``max_cols`` columns (the engine's :func:`~.engine.add_block`); empties the
+    :class:`~pegasos._numba.kernel_pegasos.Chunk`.  Returns kernel evaluations."""
+    n_rows, n_cols = int(chunk.counts[_kp.N_ROWS]), int(chunk.counts[_kp.N_COLS])
+    for start in range(0, n_cols, max_cols):
+        stop = min(n_cols, start + max_cols)
+        add_block(engine, points, chunk.col_rows[start:stop], kern, chunk.pending[start:stop], g)
+    chunk.local[chunk.chunk_rows[:n_rows]] = -1
+    chunk.column[chunk.col_rows[:n_cols]] = -1
+    chunk.counts[:] = 0
+    return g.shape[0] * n_cols
 
 
 def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw):

@@ -14,7 +14,7 @@ and ``F[:, c] = K @ (y_c * a[:, c])`` for all n rows (the gradient is
 2. they replace the oldest rows of the working set (first in, first out), so
    the newer part of the previous set stays, with its kernel columns: only
    the new rows' columns are computed, one engine block
-   (:func:`pegasos._numba.blocks.kernel_block`);
+   (:func:`pegasos._numba.blocks.kernel_rows`);
 3. each active problem solves its q x q block by SMO
    (:func:`~pegasos._numba.working_set.solve_block`) until the block's
    violation falls to ``ratio`` of where it started;
