@@ -3,7 +3,8 @@
 Each step runs in a new Python process against one cache folder that starts
 empty, as a user's runs follow each other; a crash (SIGSEGV is exit -11 or
 139) fails the test instead of the test run.  See ``pegasos/_numba/_jit.py``
-for the two defects these sequences exposed.
+for the two defects these sequences exposed, and for the third, which two
+processes compiling at once would meet (the lock the last test checks).
 """
 
 import json
