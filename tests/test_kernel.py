@@ -59,9 +59,11 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
     # blocks of 1, 3 and 300 columns: tiles of 8192, 8192 and 218 rows
     for idx in ([5], [0, 299, 5], np.arange(300)[::-1]):
         idx = np.asarray(idx, dtype=np.int64)
-        block = engine.kernel_block(points, idx, _args(name, kw))
+        block = engine.kernel_block(points, idx, _args(name, kw), engine=blocks.THREADS)
         assert block.dtype == dtype  # DualSVC's kernel columns, in the rows' dtype
         np.testing.assert_allclose(block, ref[:, idx], **tol)
+        # the serial twin (what 300 rows take by default): the same values bit for bit
+        np.testing.assert_array_equal(engine.kernel_block(points, idx, _args(name, kw)), block)
         np.testing.assert_allclose(
             blocks.pair_block(points, idx[:2], idx, _args(name, kw)),
             ref[np.ix_(idx[:2], idx)], **tol,
@@ -116,7 +118,9 @@ def test_precomputed_blocks_are_gram_columns():
     K = pairwise_kernels(make_binary(n=50, d=3, seed=40)[0], metric="rbf")
     idx = np.array([3, 49, 0], dtype=np.int64)
     args, points = kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3), kern.Points(K, 50, np.zeros(50))
-    np.testing.assert_array_equal(engine.kernel_block(points, idx, args), K[:, idx])
+    for engine_ in (blocks.SERIAL, blocks.THREADS):
+        np.testing.assert_array_equal(engine.kernel_block(points, idx, args, engine=engine_),
+                                      K[:, idx])
     np.testing.assert_array_equal(
         blocks.pair_block(points, idx[:2], idx, args), K[np.ix_(idx[:2], idx)]
     )

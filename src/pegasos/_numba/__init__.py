@@ -35,5 +35,12 @@ merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
   its caller brings the chunk's changes to every row through the engine: the
   solver links no parallel code, and the engine's is compiled once, shared
   with prediction; and the engine is chosen by type (``blocks.SERIAL``,
-  ``blocks.THREADS``), so a small problem compiles no parallel region at all.
+  ``blocks.THREADS``), so a small problem compiles no parallel region at all;
+* no array is assigned to a slice or a row (``a[lo:hi] = b``, ``a[i] += b``,
+  ``a[:, c] *= s``): a loop instead.  Numba's slice assignment links in the
+  code that formats its shape-mismatch error (string joins, ``repr``) and
+  compiles it again in every function that has one (a quarter of a second
+  each: kernel Pegasos' first fit 18.5 s -> 11 s with the other changes of
+  BENCHMARKS.md section 11); a scalar assigned to a slice (``a[:] = 0.0``)
+  has no such path.
 """

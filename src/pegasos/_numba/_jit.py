@@ -167,14 +167,18 @@ def _jit(fn=None, **options):
     saved = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = CACHE_DIR  # read once, when the dispatcher is made
     try:
-        return _locked(numba.njit(cache=True, **options)(fn))
+        return _locked(numba.njit(cache=True, no_cfunc_wrapper=True, **options)(fn))
     finally:
         numba.config.CACHE_DIR = saved
 
 
 #: Decorator for every kernel: cached on disk (in :data:`CACHE_DIR`), releases
 #: the GIL (so one-vs-rest problems can run in threads), and no fastmath: the
-#: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.
+#: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.  No C
+#: callback wrapper (``no_cfunc_wrapper``): Numba otherwise generates and compiles
+#: one for every function, for ``cfunc``-style calls from C that this package never
+#: makes (a seventh of a first kernel fit's compile, BENCHMARKS.md section 11);
+#: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
 
 #: The same for kernels that split rows over threads with ``prange``; each

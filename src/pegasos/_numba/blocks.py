@@ -291,6 +291,23 @@ def kernel_rows(points, idx, kern, out, slots):
 
 
 @njit
+def kernel_rows_serial(points, idx, kern, out, slots):
+    """:func:`kernel_rows` with its tiles one after another in the calling thread."""
+    n = points.sqnorm.shape[0]
+    block = gather_block(points, idx, kern)
+    rows_per = tile_rows(idx.shape[0])
+    for lo in range(0, n, rows_per):
+        _write_rows(_tile(points, lo, min(n, lo + rows_per), block, kern), out, slots, lo)
+
+
+def fill_rows(engine, points, idx, kern, out, slots):
+    """:func:`kernel_rows_serial` for :data:`SERIAL`, :func:`kernel_rows` for :data:`THREADS`
+    (the same values bit for bit)."""
+    fn = kernel_rows if isinstance(engine, Threads) else kernel_rows_serial
+    fn(points, idx, kern, out, slots)
+
+
+@njit
 def _write_rows(part, out, slots, lo):
     """out[slots[m], lo:lo + len(part)] = part[:, m]."""
     for m in range(slots.shape[0]):
@@ -307,17 +324,29 @@ def _plain_tile(rows, flat, plain_kern, lo, hi):
 
 
 @njit(inline="always")
+def _row_copy(src, dst):
+    """dst[:] = src, as a loop: Numba links into every function that assigns an array
+    to a slice the code that formats its shape-mismatch error, and compiles it again
+    there (a quarter of a second each; BENCHMARKS.md section 11)."""
+    for j in range(src.shape[0]):
+        dst[j] = src[j]
+
+
+@njit(inline="always")
 def _add_tile(points, lo, hi, block, kern, delta, g, gram):
     """One tile of :func:`add_block`: ``g[lo:hi] += (K + bias2) @ delta``, and the rows of
     ``gram`` whose example lies in the tile."""
     K = _tile(points, lo, hi, block, kern)
     if kern.bias2 != 0.0:
         K += kern.bias2
-    g[lo:hi] += np.dot(K, delta)
+    dg = np.dot(K, delta)
+    for j in range(dg.shape[0]):  # loops, not slice assignments (see _row_copy)
+        for c in range(dg.shape[1]):
+            g[lo + j, c] += dg[j, c]
     idx = block.idx
     for m in range(idx.shape[0]):
         if lo <= idx[m] < hi:
-            gram[m] = K[idx[m] - lo]
+            _row_copy(K[idx[m] - lo], gram[m])
 
 
 class Serial(NamedTuple):
@@ -466,7 +495,7 @@ def pair_block(points, idx_a, idx_b, kern):
     if kern.code == PRECOMPUTED:
         out = np.empty((idx_a.shape[0], idx_b.shape[0]))
         for m in range(idx_a.shape[0]):
-            out[m] = gram_columns(rows, idx_a[m], idx_a[m] + 1, idx_b)[0]
+            _row_copy(gram_columns(rows, idx_a[m], idx_a[m] + 1, idx_b)[0], out[m])
         return out
     Zb = gather(rows, idx_b, points.n_features)
     out = row_products(rows, idx_a, Zb, np.ascontiguousarray(Zb.T))

@@ -216,9 +216,21 @@ def cross_block(points, kern, idx_a, idx_b, max_cols):
     """K(X[idx_a], X[idx_b]) + bias2, the rows ``idx_b`` copied at most ``max_cols`` at a time."""
     out = np.empty((idx_a.shape[0], idx_b.shape[0]))
     for start in range(0, idx_b.shape[0], max_cols):
-        stop = min(idx_b.shape[0], start + max_cols)
-        out[:, start:stop] = pair_block(points, idx_a, idx_b[start:stop], kern) + kern.bias2
+        part = pair_block(points, idx_a, idx_b[start : start + max_cols], kern)
+        _put(out, 0, start, part, kern.bias2)
     return out
+
+
+@njit(inline="always")
+def _put(dst, r0, c0, src, shift):
+    """dst[r0:, c0:] <- src + shift over src's shape.
+
+    A loop, not a slice assignment: Numba links into every function that
+    assigns an array to a slice the code that formats its shape-mismatch
+    error, and compiles it again there (BENCHMARKS.md section 11)."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[r0 + i, c0 + j] = src[i, j] + shift
 
 
 @njit(inline="always")
@@ -241,14 +253,19 @@ def _join(points, kern, max_cols, batch, g, chunk):
     counts, gl = chunk.counts, chunk.gl
     first = counts[N_ROWS]
     n_rows = counts[N_ROWS] = _admit(batch, chunk.local, chunk.chunk_rows, first)
-    gl[first:n_rows] = g[chunk.chunk_rows[first:n_rows]]
+    for r in range(first, n_rows):
+        for c in range(gl.shape[1]):
+            gl[r, c] = g[chunk.chunk_rows[r], c]
     n_cols = counts[N_COLS]
     if n_rows == first or n_cols == 0:
         return 0
     block = cross_block(points, kern, chunk.chunk_rows[first:n_rows], chunk.col_rows[:n_cols],
                         max_cols)
-    chunk.kc[first:n_rows, :n_cols] = block
-    gl[first:n_rows] += np.dot(block, chunk.pending[:n_cols])
+    _put(chunk.kc, first, 0, block, 0.0)
+    pending = np.dot(block, chunk.pending[:n_cols])
+    for r in range(pending.shape[0]):
+        for c in range(pending.shape[1]):
+            gl[first + r, c] += pending[r, c]
     return (n_rows - first) * n_cols
 
 
@@ -262,8 +279,9 @@ def _new_columns(points, kern, max_cols, members, chunk):
     chunk.pending[first:n_cols] = 0.0
     n_rows = counts[N_ROWS]
     if n_cols > first:
-        chunk.kc[:n_rows, first:n_cols] = cross_block(
-            points, kern, chunk.chunk_rows[:n_rows], chunk.col_rows[first:n_cols], max_cols)
+        block = cross_block(points, kern, chunk.chunk_rows[:n_rows], chunk.col_rows[first:n_cols],
+                            max_cols)
+        _put(chunk.kc, 0, first, block, 0.0)
     return n_rows * (n_cols - first)
 
 
@@ -315,30 +333,13 @@ def _chunk_step(members, coef_w, w2_new, state, chunk):
 
 
 @njit(inline="always")
-def _step(t, batch, data, kern, plan, state, chunk, changes):
-    """Iteration t on the batch: margins, shrink, the violators' columns and step,
-    projection and averaging.  Returns kernel evaluations."""
-    points, max_cols, scal = data.points, plan.max_cols, state.scal
-    evals = _join(points, kern, max_cols, batch, state.g, chunk)
-    step_size = 1.0 / (plan.lam * plan.k) / t if plan.mode == PEGASOS else 1.0
-    count = _violators(batch, data, chunk, scal, plan.mode, step_size, changes)
-    if plan.mode == PEGASOS:
-        _shrink(t, state)
-        if t == 1:  # w = 0: the chunk's responses and changes go with it
-            chunk.gl[:] = 0.0
-            chunk.pending[:] = 0.0
-    clear(changes, count)
-    w2_new = scal[W2].copy()
-    if count:
-        members = changes.members[:count]
-        evals += _new_columns(points, kern, max_cols, members, chunk)
-        _chunk_step(members, changes.coef_w[:count], w2_new, state, chunk)
-    for c in range(scal.shape[1]):
-        factor = _finish_step(t, c, w2_new[c], plan, state)
-        if factor != 1.0:
-            chunk.gl[: chunk.counts[N_ROWS], c] *= factor
-            chunk.pending[: chunk.counts[N_COLS], c] *= factor
-    return evals
+def _rescale(c, factor, chunk):
+    """Problem c's chunk responses and pending changes times ``factor`` (a rescaling)."""
+    if factor != 1.0:
+        for r in range(chunk.counts[N_ROWS]):
+            chunk.gl[r, c] *= factor
+        for q in range(chunk.counts[N_COLS]):
+            chunk.pending[q, c] *= factor
 
 
 @njit
@@ -381,12 +382,26 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
 
     Returns (t after the last step, number of kernel evaluations).
     """
-    k = plan.k
-    n, n_problems = state.g.shape
-    changes = new_changes(n, k, n_problems)
+    k, points, max_cols, scal = plan.k, data.points, plan.max_cols, state.scal
+    changes = new_changes(state.g.shape[0], k, scal.shape[1])
     evals = 0
     for step in range(idx.shape[0] // k):
-        evals += _step(t, idx[step * k : (step + 1) * k], data, kern, plan, state, chunk,
-                       changes)
+        batch = idx[step * k : (step + 1) * k]
+        evals += _join(points, kern, max_cols, batch, state.g, chunk)
+        step_size = 1.0 / (plan.lam * k) / t if plan.mode == PEGASOS else 1.0
+        count = _violators(batch, data, chunk, scal, plan.mode, step_size, changes)
+        if plan.mode == PEGASOS:
+            _shrink(t, state)
+            if t == 1:  # w = 0: the chunk's responses and changes go with it
+                chunk.gl[:] = 0.0
+                chunk.pending[:] = 0.0
+        clear(changes, count)
+        w2_new = scal[W2].copy()
+        if count:
+            members = changes.members[:count]
+            evals += _new_columns(points, kern, max_cols, members, chunk)
+            _chunk_step(members, changes.coef_w[:count], w2_new, state, chunk)
+        for c in range(scal.shape[1]):
+            _rescale(c, _finish_step(t, c, w2_new[c], plan, state), chunk)
         t += 1
     return t, evals

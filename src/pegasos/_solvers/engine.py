@@ -55,16 +55,19 @@ def add_block(engine, points, idx, kern, delta, g):
     return gram
 
 
-def kernel_block(points, idx, kern, dtype=None):
+def kernel_block(points, idx, kern, dtype=None, engine=None):
     """K(X, X[idx]) as an (n, len(idx)) array (no ``bias2``), by the engine's
-    :func:`~pegasos._numba.blocks.kernel_rows` (what :class:`~pegasos.DualSVC` compiles).
+    :func:`~pegasos._numba.blocks.kernel_rows` or its serial twin (what
+    :class:`~pegasos.DualSVC` compiles).
 
     ``dtype``: the result's (float64 or float32); by default the rows' own.
+    ``engine``: by default :func:`engine_for` the rows.
     """
     n = points.sqnorm.shape[0]
     out = np.empty((len(idx), n), dtype or dtype_of(points.rows))
     with one_blas_thread():
-        _blocks.kernel_rows(points, idx, kern, out, np.arange(len(idx), dtype=np.int64))
+        _blocks.fill_rows(engine or engine_for(n), points, idx, kern, out,
+                          np.arange(len(idx), dtype=np.int64))
     return out.T
 
 

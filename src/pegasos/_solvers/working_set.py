@@ -14,7 +14,8 @@ and ``F[:, c] = K @ (y_c * a[:, c])`` for all n rows (the gradient is
 2. they replace the oldest rows of the working set (first in, first out), so
    the newer part of the previous set stays, with its kernel columns: only
    the new rows' columns are computed, one engine block
-   (:func:`pegasos._numba.blocks.kernel_rows`);
+   (:func:`pegasos._numba.blocks.kernel_rows`, or its serial twin below
+   :data:`~pegasos._solvers.engine.PARALLEL_ROWS` rows);
 3. each active problem solves its q x q block by SMO
    (:func:`~pegasos._numba.working_set.solve_block`) until the block's
    violation falls to ``ratio`` of where it started;
@@ -34,7 +35,7 @@ import numpy as np
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
 from .._numba.working_set import Block, InnerPlan, solve_block
-from .engine import dtype_of, one_blas_thread
+from .engine import dtype_of, engine_for, one_blas_thread
 
 
 class WorkingSetPlan(NamedTuple):
@@ -197,7 +198,8 @@ class _Columns:
             gone = self.row_of[victims]
             self.slot_of[gone[gone >= 0]] = -1
             with one_blas_thread():
-                _blocks.kernel_rows(points, missed, kern, self.store, victims)
+                _blocks.fill_rows(engine_for(self.slot_of.size), points, missed, kern,
+                                  self.store, victims)
             self.row_of[victims] = missed
             self.slot_of[missed] = victims
             self.computed += missed.size
