@@ -420,15 +420,17 @@ def add_gathered(points, block, kern, delta, g, gram):
     (or :func:`add_tiles`, its serial twin), so that a first prediction compiles
     nothing the fit did not.  A block of one tile runs in the calling thread: a
     parallel region for a single tile only makes it wait for the other threads
-    (on a busy machine, for their time slices).
+    (on a busy machine, for their time slices).  It calls the tile function the
+    parallel region calls, so that :func:`add_tiles` is not linked in (a second
+    copy of the engine to compile).
     """
     n = points.sqnorm.shape[0]
     rows_per = tile_rows(block.idx.shape[0])
     n_tiles = (n + rows_per - 1) // rows_per
-    if n_tiles == 1:
-        add_tiles(points, block, kern, delta, g, gram)
-        return
     rows, flat, plain_kern = _plain(points, block, kern)
+    if n_tiles == 1:
+        _plain_add_tile(rows, flat, plain_kern, 0, n, delta, g, gram)
+        return
     for tile in prange(n_tiles):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)

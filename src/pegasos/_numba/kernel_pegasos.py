@@ -36,7 +36,7 @@ N_SCALARS = 5
 MIN_SCALE = 1e-9
 FOLD_RATIO = 4.0
 
-#: Draws in a chunk (see :func:`kernel_pegasos_blocks`).
+#: Draws in a chunk (see :func:`kernel_pegasos_blocks`; ``_solvers.kernel_pegasos.chunk_steps``).
 CHUNK_DRAWS = 256
 
 # the chunk's counters (Chunk.counts)
@@ -99,21 +99,6 @@ class Chunk(NamedTuple):
     pending: np.ndarray
     gl: np.ndarray
     counts: np.ndarray
-
-
-@njit
-def chunk_steps(k, max_cols):
-    """Iterations per chunk for batches of k: CHUNK_DRAWS draws (at most max_cols), at least one."""
-    return max(1, min(CHUNK_DRAWS, max_cols) // k)
-
-
-@njit
-def new_chunk(n, n_problems, k, max_cols):
-    """An empty :class:`Chunk` for n examples and batches of k."""
-    cap = chunk_steps(k, max_cols) * k
-    return Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
-                 np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
-                 np.zeros((cap, n_problems)), np.zeros(2, np.int64))
 
 
 @njit(inline="always")
@@ -357,7 +342,7 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
     ||w||^2 <= radius2 (0 = off).  ``PERCEPTRON``: add y_i phi(x_i) whenever
     y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
 
-    **Chunks.**  The iterations are grouped in chunks of :func:`chunk_steps`
+    **Chunks.**  The iterations are grouped in chunks of ``chunk_steps``
     (t = 1..P, P+1..2P, ...; about CHUNK_DRAWS draws).  Within a chunk only
     the rows drawn in it are kept current (``chunk``: their kernel values
     with the chunk's changed examples, computed as rows join and as examples
@@ -377,7 +362,7 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
     ``bias2`` is added to every kernel value, an augmented constant feature,
     the intercept), ``plan`` (:class:`ResponsePlan`), ``state``
     (:class:`ResponseState`, updated in place: ``<w_c, phi(x_j)> = scal[S, c]
-    * g[j, c]`` once the chunk is flushed), ``chunk`` (:func:`new_chunk` with
+    * g[j, c]`` once the chunk is flushed), ``chunk`` (``new_chunk`` with
     the plan's k and max_cols).
 
     Returns (t after the last step, number of kernel evaluations).

@@ -15,6 +15,20 @@ from .engine import add_block, block_columns, engine_for, points, run_calls
 PEGASOS, PERCEPTRON = _kp.PEGASOS, _kp.PERCEPTRON
 
 
+def chunk_steps(k, max_cols):
+    """Iterations per chunk for batches of k: CHUNK_DRAWS draws (at most max_cols), at least one."""
+    return max(1, min(_kp.CHUNK_DRAWS, max_cols) // k)
+
+
+def new_chunk(n, n_problems, k, max_cols):
+    """An empty :class:`~pegasos._numba.kernel_pegasos.Chunk` for n examples and batches of k
+    (allocated here: a compiled function to allocate it cost a first fit 0.2 s of compiling)."""
+    cap = chunk_steps(k, max_cols) * k
+    return _kp.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
+                     np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
+                     np.zeros((cap, n_problems)), np.zeros(2, np.int64))
+
+
 def output(state):
     """The output coefficients (n, n_problems): the average, or the last iterate."""
     a, _, u, scal = state
@@ -43,8 +57,8 @@ def run(rows, data, kern, plan, T, stream, report=None):
     state = ResponseState(*(np.zeros((n, n_problems)) for _ in range(3)),
                           scal=np.zeros((_kp.N_SCALARS, n_problems)))
     state.scal[_kp.S] = 1.0
-    chunk = _kp.new_chunk(n, n_problems, plan.k, plan.max_cols)
-    per_chunk = _kp.chunk_steps.py_func(plan.k, plan.max_cols)
+    chunk = new_chunk(n, n_problems, plan.k, plan.max_cols)
+    per_chunk = chunk_steps(plan.k, plan.max_cols)
     engine = engine_for(n)
 
     def step(steps, t):
