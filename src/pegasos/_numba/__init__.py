@@ -27,10 +27,13 @@ merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
   at Numba's level, a helper is compiled as part of its one caller (kernel
   Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured; BENCHMARKS.md
   section 11).  The engine's entry points (:func:`.blocks.add_gathered`, its
-  serial twin ``add_tiles``, ``kernel_rows``, ``pair_block``), shared by every
-  solver and by prediction, stay separate, and so does anything with its own
-  ``fastmath`` flags (an inlined helper takes its caller's) or called inside a
-  ``prange`` body;
+  serial twin ``add_tiles``, ``kernel_rows`` and its twin ``kernel_rows_serial``,
+  ``pair_block``), shared by every solver and by prediction, stay separate, and
+  so does anything with its own ``fastmath`` flags (an inlined helper takes its
+  caller's) or called inside a ``prange`` body.  Inlining has its own cost:
+  Numba compiles an inlined helper's first passes again at every call site and
+  copies its code, once more for each helper nested inside it, so the nesting
+  is kept shallow (kernel Pegasos' step is the solver's loop body);
 * for the same reason kernel Pegasos' solver stops at the end of each chunk and
   its caller brings the chunk's changes to every row through the engine: the
   solver links no parallel code, and the engine's is compiled once, shared

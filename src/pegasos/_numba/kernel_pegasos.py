@@ -247,10 +247,10 @@ def _join(points, kern, max_cols, batch, g, chunk):
     block = cross_block(points, kern, chunk.chunk_rows[first:n_rows], chunk.col_rows[:n_cols],
                         max_cols)
     _put(chunk.kc, first, 0, block, 0.0)
-    pending = np.dot(block, chunk.pending[:n_cols])
-    for r in range(pending.shape[0]):
-        for c in range(pending.shape[1]):
-            gl[first + r, c] += pending[r, c]
+    dg = np.dot(block, chunk.pending[:n_cols])
+    for r in range(dg.shape[0]):
+        for c in range(dg.shape[1]):
+            gl[first + r, c] += dg[r, c]
     return (n_rows - first) * n_cols
 
 
