@@ -13,7 +13,7 @@ from ._base import constraints_of, loss_weights
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import dtype_of, points
+from ._solvers.engine import dtype_of, engine_for, points
 from ._solvers.report import Report
 from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier
 
@@ -281,6 +281,7 @@ class DualSVC(_KernelClassifier):
             q=q, new=max(1, int(q * NEW_SHARE)), tol=float(self.tol), ratio=INNER_RATIO,
             max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(self.max_iter),
             cache_rows=int(min(n, self.cache_size * 2**20 // (itemsize * n))),
+            engine=engine_for(len(y)),
         )
         first, total, before = position
         report, reported = None, [0]
