@@ -66,7 +66,7 @@ def kernel_block(points, idx, kern, dtype=None, engine=None):
     n = points.sqnorm.shape[0]
     out = np.empty((len(idx), n), dtype or dtype_of(points.rows))
     with one_blas_thread():
-        _blocks.fill_rows(engine or engine_for(n), points, idx, kern, out,
+        _blocks.fill_rows(engine_for(n) if engine is None else engine, points, idx, kern, out,
                           np.arange(len(idx), dtype=np.int64))
     return out.T
 

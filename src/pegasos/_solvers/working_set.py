@@ -172,7 +172,7 @@ class _Columns:
     the most recently used of the rest, so that a row chosen again costs nothing."""
 
     def __init__(self, n, q, slots, dtype, engine):
-        self.engine = engine or engine_for(n)
+        self.engine = engine_for(n) if engine is None else engine  # (an engine is an empty tuple)
         self.store = np.empty((slots, n), dtype)
         self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
         self.row_of = np.full(slots, -1, np.int64)
