@@ -50,25 +50,15 @@ _SCRIPT = textwrap.dedent(
 _COMPILES = textwrap.dedent(
     """
     import json
-    import numba.core.event as event
     from sklearn.datasets import load_digits
     from pegasos import KernelPegasosClassifier
+    from pegasos.cli import _compile_events
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:700] / 16.0, y[:700] % 2
-    names = set()
-
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            pass
-
-        def on_end(self, ev):
-            fn = ev.data["dispatcher"].py_func
-            names.add(f"{fn.__module__}.{fn.__qualname__}")
-
-    with event.install_listener("numba:compile", Listener()):
+    with _compile_events() as names:
         KernelPegasosClassifier(n_epochs=1, random_state=0).fit(X, y).predict(X)
-    print(json.dumps(sorted(n for n in names if n.startswith("pegasos."))))
+    print(json.dumps(sorted({n for n in names if n.startswith("pegasos.")})))
     """
 )
 

@@ -1051,7 +1051,8 @@ def _compile_events():
             pass
 
         def on_end(self, ev):
-            names.append(ev.data["dispatcher"].py_func.__qualname__)
+            fn = ev.data["dispatcher"].py_func
+            names.append(f"{fn.__module__}.{fn.__qualname__}")
 
     with event.install_listener("numba:compile", Listener()):
         yield names

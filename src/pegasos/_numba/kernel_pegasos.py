@@ -342,7 +342,7 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
     ||w||^2 <= radius2 (0 = off).  ``PERCEPTRON``: add y_i phi(x_i) whenever
     y_i <w, phi(x_i)> <= 0; no shrinking, no projection.
 
-    **Chunks.**  The iterations are grouped in chunks of ``chunk_steps``
+    **Chunks.**  The iterations are grouped in chunks of ``_solvers.kernel_pegasos.chunk_steps``
     (t = 1..P, P+1..2P, ...; about CHUNK_DRAWS draws).  Within a chunk only
     the rows drawn in it are kept current (``chunk``: their kernel values
     with the chunk's changed examples, computed as rows join and as examples
@@ -362,7 +362,7 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
     ``bias2`` is added to every kernel value, an augmented constant feature,
     the intercept), ``plan`` (:class:`ResponsePlan`), ``state``
     (:class:`ResponseState`, updated in place: ``<w_c, phi(x_j)> = scal[S, c]
-    * g[j, c]`` once the chunk is flushed), ``chunk`` (``new_chunk`` with
+    * g[j, c]`` once the chunk is flushed), ``chunk`` (``_solvers.kernel_pegasos.new_chunk`` with
     the plan's k and max_cols).
 
     Returns (t after the last step, number of kernel evaluations).

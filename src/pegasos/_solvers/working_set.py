@@ -35,7 +35,7 @@ import numpy as np
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
 from .._numba.working_set import Block, InnerPlan, solve_block
-from .engine import dtype_of, engine_for, one_blas_thread
+from .engine import dtype_of, one_blas_thread
 
 
 class WorkingSetPlan(NamedTuple):
@@ -51,7 +51,7 @@ class WorkingSetPlan(NamedTuple):
     #: the engine of the kernel rows (``engine.engine_for`` the whole training set's rows,
     #: so that one-vs-one's pairs of classes take the threads when the fit as a whole does:
     #: digits' 45 pairs of about 360 rows fitted 1.11-1.16x slower without them, measured)
-    engine: object = None
+    engine: object
 
 
 class WorkingSetState(NamedTuple):
@@ -172,7 +172,7 @@ class _Columns:
     the most recently used of the rest, so that a row chosen again costs nothing."""
 
     def __init__(self, n, q, slots, dtype, engine):
-        self.engine = engine_for(n) if engine is None else engine  # (an engine is an empty tuple)
+        self.engine = engine
         self.store = np.empty((slots, n), dtype)
         self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
         self.row_of = np.full(slots, -1, np.int64)
