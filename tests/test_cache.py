@@ -149,3 +149,45 @@ def test_only_this_package_is_redirected():
     assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
     locator = linear.pegasos_steps._cache._impl.locator
     assert locator.get_cache_path().startswith(_jit.CACHE_DIR)
+
+
+def test_read_only_input_and_index_views_compile_nothing_new(tmp_path):
+    """A read-only X (a memory map, as joblib hands GridSearchCV's workers) and a model
+    whose arrays are memory-mapped are given the compiled code of writable ones: Numba
+    types a read-only array apart, so before the rows were made read-only views at the
+    boundary, each compiled every solver again (about 10 s a fit, cold)."""
+    import joblib
+    import numpy as np
+
+    from pegasos import DualSVC, KernelPegasosClassifier, PegasosClassifier
+    from pegasos._numba import kernels as kern
+    from pegasos._rows import as_rows
+    from pegasos._solvers import engine
+    from pegasos.cli import _compile_events
+
+    X, y = make_binary(n=120, d=5, seed=50)
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    assert not mapped.flags.writeable
+    makers = (lambda: KernelPegasosClassifier(n_epochs=1, random_state=0),
+              lambda: PegasosClassifier(random_state=0), DualSVC)
+    for make in makers:
+        expected = make().fit(X, y).decision_function(X)  # compiled or loaded here
+        with _compile_events() as names:
+            model = make().fit(mapped, y)
+            got = model.decision_function(mapped)
+            joblib.dump(model, tmp_path / "model.joblib")
+            loaded = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+            again = loaded.decision_function(X)
+        assert names == [], f"{type(model).__name__} compiled {names} for read-only arrays"
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(again, expected)
+    rows = as_rows(X)
+    points = kern.Points(rows.kernel, 5, np.einsum("ij,ij->i", X, X))
+    rbf = kern.Kernel(kern.RBF, 0.5, 0.0, 3, 0.0)
+    idx = np.arange(0, 120, 3, dtype=np.int64)
+    block = engine.kernel_block(points, idx, rbf)
+    with _compile_events() as names:  # a reversed view: copied to contiguous at the boundary
+        reversed_block = engine.kernel_block(points, idx[::-1], rbf)
+    assert names == []
+    np.testing.assert_array_equal(reversed_block, block[:, ::-1])

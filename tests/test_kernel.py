@@ -59,7 +59,7 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
         np.testing.assert_allclose(out, ref[:, i], rtol=1e-12, atol=1e-12)
     # blocks of 1, 3 and 300 columns: tiles of 8192, 8192 and 218 rows
     for idx in ([5], [0, 299, 5], np.arange(300)[::-1]):
-        idx = np.asarray(idx, dtype=np.int64)
+        idx = np.array(idx, dtype=np.int64)  # contiguous, as the solvers' (a view compiles anew)
         block = engine.kernel_block(points, idx, _args(name, kw), engine=blocks.THREADS)
         assert block.dtype == dtype  # DualSVC's kernel columns, in the rows' dtype
         np.testing.assert_allclose(block, ref[:, idx], **tol)
@@ -118,7 +118,8 @@ def test_float32_input_is_fitted_and_predicted_in_float32(sparse):
 def test_precomputed_blocks_are_gram_columns():
     K = pairwise_kernels(make_binary(n=50, d=3, seed=40)[0], metric="rbf")
     idx = np.array([3, 49, 0], dtype=np.int64)
-    args, points = kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3), kern.Points(K, 50, np.zeros(50))
+    args = kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3)
+    points = kern.Points(as_rows(K).kernel, 50, np.zeros(50))  # read-only, as a fit's rows
     for engine_ in (blocks.SERIAL, blocks.THREADS):
         np.testing.assert_array_equal(engine.kernel_block(points, idx, args, engine=engine_),
                                       K[:, idx])

@@ -99,6 +99,12 @@ def as_rows(X, dtype=np.float64) -> Rows:
     input is checked (:func:`check_sparse_structure`) and brought to
     canonical form (duplicates summed) so that row norms are exact; its index
     dtype is kept, so int32 and int64 each compile once.
+
+    The arrays handed on are read-only views (:func:`_read_only`): compiled code
+    only reads the rows, and Numba types a read-only array apart from a writable
+    one, so a read-only input (a memory map: ``np.load(mmap_mode="r")``, joblib's
+    workers in ``GridSearchCV(n_jobs=...)``) would otherwise compile every solver
+    again.  No copy is made for this.
     """
     if dtype not in (np.float64, np.float32):
         raise ValueError(f"rows are float64 or float32, not {dtype}")
@@ -117,8 +123,15 @@ def as_rows(X, dtype=np.float64) -> Rows:
             indices = indices.astype(np.int64)
         indptr = X.indptr.astype(indices.dtype, copy=False)
         data = np.asarray(X.data[:nnz], dtype=dtype)
-        return Rows((data, indices, indptr), n, d)
-    return Rows(np.ascontiguousarray(X, dtype=dtype), n, d)
+        return Rows((_read_only(data), _read_only(indices), _read_only(indptr)), n, d)
+    return Rows(_read_only(np.ascontiguousarray(X, dtype=dtype)), n, d)
+
+
+def _read_only(arr):
+    """A read-only view of ``arr`` (``arr`` itself, and the caller's array, unchanged)."""
+    view = arr.view()
+    view.flags.writeable = False
+    return view
 
 
 def _described(arr):

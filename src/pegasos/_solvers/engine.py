@@ -47,8 +47,10 @@ def add_block(engine, points, idx, kern, delta, g):
 
     What :func:`pegasos._numba.blocks.add_block` does inside compiled code,
     called from Python: the rows ``idx`` gathered, then one call of the engine.
-    Returns K(X[idx], X[idx]) + bias2.
+    Returns K(X[idx], X[idx]) + bias2.  ``idx`` is made contiguous int64 here (any view
+    would otherwise compile the engine once more, for its layout).
     """
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
     block = _blocks.gather_block(points, idx, kern)
     gram = np.empty((len(idx), len(idx)))
     _blocks.add(engine, points, block, kern, delta, g, gram)
@@ -61,8 +63,10 @@ def kernel_block(points, idx, kern, dtype=None, engine=None):
     :class:`~pegasos.DualSVC` compiles).
 
     ``dtype``: the result's (float64 or float32); by default the rows' own.
-    ``engine``: by default :func:`engine_for` the rows.
+    ``engine``: by default :func:`engine_for` the rows.  ``idx`` is made contiguous
+    int64, as in :func:`add_block`.
     """
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
     n = points.sqnorm.shape[0]
     out = np.empty((len(idx), n), dtype or dtype_of(points.rows))
     with one_blas_thread():
@@ -138,15 +142,16 @@ def decision_values(rows_x, rows_sv, coef, kern):
             Z = _dense(rows_sv, lo, hi)
             block = _blocks.Block(np.full(hi - lo, -1, np.int64), Z, np.ascontiguousarray(Z.T),
                                   np.ascontiguousarray(sv_sqnorm[lo:hi]))
-            _blocks.add(engine, x, block, kern, np.ascontiguousarray(coef[:, lo:hi].T), out,
+            _blocks.add(engine, x, block, kern, np.array(coef[:, lo:hi].T, order="C"), out,
                         no_gram)
     return out
 
 
 def _dense(rows, lo, hi):
-    """Rows lo..hi-1 of prepared rows as a dense C-ordered array of their dtype."""
+    """Rows lo..hi-1 of prepared rows as a new dense C-ordered array of their dtype
+    (writable, as the block a fit gathers in compiled code: the same compiled function)."""
     if isinstance(rows.kernel, np.ndarray):
-        return np.ascontiguousarray(rows.kernel[lo:hi])
+        return np.array(rows.kernel[lo:hi], order="C")
     data, indices, indptr = rows.kernel
     part = slice(indptr[lo], indptr[hi])
     return sp.csr_matrix((data[part], indices[part], indptr[lo : hi + 1] - indptr[lo]),
