@@ -232,7 +232,11 @@ def transform(out, sq_rows, sq_cols, kern):
 
 class Block(NamedTuple):
     """A block's columns, gathered once: the examples ``idx``, their rows ``Z``
-    (X's dtype, dense), ``Zt = Z.T`` in C order, and their squared norms ``sq_z``."""
+    (X's dtype, dense), ``Zt = Z.T`` in C order, and their squared norms ``sq_z``.
+
+    Dense rows X are multiplied by ``Z``, CSR rows by ``Zt`` (:func:`products`);
+    prediction (``_solvers.engine.decision_values``) copies only that one and leaves
+    the other empty."""
 
     idx: np.ndarray
     Z: np.ndarray

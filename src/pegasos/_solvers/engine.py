@@ -136,26 +136,34 @@ def decision_values(rows_x, rows_sv, coef, kern):
     per = min(PREDICT_COLUMNS, block_columns(rows_sv.n_features))
     no_gram = np.empty((0, 0))
     engine = engine_for(rows_x.n_rows)
+    # The engine multiplies dense test rows by the block's Z and CSR ones by its Zt
+    # (blocks.products): only that one is copied, the other is left empty.
+    dense_x = isinstance(rows_x.kernel, np.ndarray)
+    unused = np.empty((0, 0), dtype_of(rows_sv))
     with one_blas_thread():
         for lo in range(0, rows_sv.n_rows, per):
             hi = min(rows_sv.n_rows, lo + per)
-            Z = _dense(rows_sv, lo, hi)
-            block = _blocks.Block(np.full(hi - lo, -1, np.int64), Z, np.ascontiguousarray(Z.T),
+            Z = _dense(rows_sv, lo, hi, transposed=not dense_x)
+            block = _blocks.Block(np.full(hi - lo, -1, np.int64), Z if dense_x else unused,
+                                  unused if dense_x else Z,
                                   np.ascontiguousarray(sv_sqnorm[lo:hi]))
             _blocks.add(engine, x, block, kern, np.array(coef[:, lo:hi].T, order="C"), out,
                         no_gram)
     return out
 
 
-def _dense(rows, lo, hi):
-    """Rows lo..hi-1 of prepared rows as a new dense C-ordered array of their dtype
-    (writable, as the block a fit gathers in compiled code: the same compiled function)."""
+def _dense(rows, lo, hi, transposed=False):
+    """Rows lo..hi-1 of prepared rows (or their transpose) as a new dense C-ordered array
+    of their dtype: writable, as the block a fit gathers in compiled code is, so that
+    prediction runs the function the fit compiled (the rows are read-only views)."""
     if isinstance(rows.kernel, np.ndarray):
-        return np.array(rows.kernel[lo:hi], order="C")
+        part = rows.kernel[lo:hi]
+        return np.array(part.T if transposed else part, order="C")
     data, indices, indptr = rows.kernel
     part = slice(indptr[lo], indptr[hi])
-    return sp.csr_matrix((data[part], indices[part], indptr[lo : hi + 1] - indptr[lo]),
-                         shape=(hi - lo, rows.n_features)).toarray()
+    block = sp.csr_matrix((data[part], indices[part], indptr[lo : hi + 1] - indptr[lo]),
+                          shape=(hi - lo, rows.n_features))
+    return (block.T if transposed else block).toarray(order="C")
 
 
 def dtype_of(rows):
