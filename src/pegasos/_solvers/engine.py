@@ -137,7 +137,9 @@ def decision_values(rows_x, rows_sv, coef, kern):
     no_gram = np.empty((0, 0))
     engine = engine_for(rows_x.n_rows)
     # The engine multiplies dense test rows by the block's Z and CSR ones by its Zt
-    # (blocks.products): only that one is copied, the other is left empty.
+    # (blocks.products): only that one is copied, the other is left empty.  Z and the
+    # coefficients are always new writable arrays (a memory-mapped model's are read-only):
+    # the types of the fit's gathered block, so prediction compiles nothing new.
     dense_x = isinstance(rows_x.kernel, np.ndarray)
     unused = np.empty((0, 0), dtype_of(rows_sv))
     with one_blas_thread():
