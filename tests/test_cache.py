@@ -191,3 +191,51 @@ def test_read_only_input_and_index_views_compile_nothing_new(tmp_path):
         reversed_block = engine.kernel_block(points, idx[::-1], rbf)
     assert names == []
     np.testing.assert_array_equal(reversed_block, block[:, ::-1])
+
+
+
+# Cold fits, then every signature of this package's compiled functions that holds a literal.
+_LITERALS = textwrap.dedent(
+    """
+    import importlib, json, pkgutil
+    import numpy as np
+    from numba.core import types
+    from numba.core.registry import CPUDispatcher
+    import pegasos._numba
+    from pegasos import KernelPegasosClassifier, SBPClassifier
+
+    rng = np.random.default_rng(51)
+    X = rng.standard_normal((600, 5))  # 600 rows: the threaded engine, one tile and several
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(600) > 0, 1, -1)
+    for model in (KernelPegasosClassifier(n_epochs=1, random_state=0),
+                  SBPClassifier(0.1, n_iter=50, random_state=0)):
+        model.fit(X, y).decision_function(X[:3])
+    dispatchers, literal = 0, []
+    for info in pkgutil.iter_modules(pegasos._numba.__path__):
+        module = importlib.import_module("pegasos._numba." + info.name)
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
+                dispatchers += 1
+                literal += [f"{info.name}.{name}{sig}" for sig in obj.overloads
+                            if any(isinstance(a, types.Literal) for a in sig)]
+    print(json.dumps([dispatchers, literal]))
+    """
+)
+
+
+@pytest.mark.slow
+def test_no_function_is_compiled_for_a_literal_argument(tmp_path):
+    """A constant passed to a compiled function (``f(..., 0, ...)``, or ``count = 0``
+    then ``count = f(..., count)``) is typed ``Literal[int](0)`` and compiles the
+    callee once for the literal and once more for int64: the threaded engine's
+    one-tile call compiled its tile function twice (1-2 s of a first fit on 512 rows
+    or more, 13 s of the cold test run), kernel Pegasos' ``merge`` and ``clear``
+    likewise.  Cold fits (an empty cache: a function loaded with its caller from the
+    cache is never typed), then no signature of the package's functions holds one."""
+    script = tmp_path / "literals.py"
+    script.write_text(_LITERALS)
+    done = _run([sys.executable, str(script)], tmp_path / "cache")
+    assert done.returncode == 0, done.stderr[-2000:]
+    dispatchers, literal = json.loads(done.stdout.strip().splitlines()[-1])
+    assert dispatchers > 20
+    assert literal == [], f"compiled for literal arguments: {literal}"

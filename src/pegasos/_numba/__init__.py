@@ -45,5 +45,11 @@ merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and
   compiles it again in every function that has one (a quarter of a second
   each: kernel Pegasos' first fit 18.5 s -> 11 s with the other changes of
   BENCHMARKS.md section 11); a scalar assigned to a slice (``a[:] = 0.0``)
-  has no such path.
+  has no such path;
+* no integer constant passed to a compiled function that is not inlined,
+  directly (``f(x, 0)``) or as a counter's first value (``count = 0``, then
+  ``count = f(..., count)``): Numba types it ``Literal[int](0)`` and compiles
+  the callee for the literal and again for ``int64``.  ``np.int64(0)`` is
+  typed ``int64`` (``tests/test_cache.py`` checks every signature after cold
+  fits).
 """

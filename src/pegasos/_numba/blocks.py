@@ -38,7 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import prange, types
-from numba.extending import overload
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
 from ._jit import njit, njit_parallel
@@ -83,6 +84,30 @@ def _zeros_like_rows(rows, n, d):
     return impl
 
 
+def transposed(rows, Z):
+    """``Z.T`` in C order, what the loops over CSR rows read (:func:`products`).
+
+    Dense rows are multiplied by ``Z`` and never read it: for them this is
+    ``Z`` itself, no copy (and no ``np.ascontiguousarray`` compiled).
+    """
+    return Z if isinstance(rows, np.ndarray) else np.ascontiguousarray(Z.T)
+
+
+@overload(transposed)
+def _transposed(rows, Z):
+    if isinstance(rows, types.Array):
+
+        def impl(rows, Z):
+            return Z
+
+    else:
+
+        def impl(rows, Z):
+            return np.ascontiguousarray(Z.T)
+
+    return impl
+
+
 @njit
 def gather(rows, idx, n_features):
     """The rows ``idx`` of X as a dense C-ordered (len(idx), n_features) block, in X's dtype."""
@@ -90,6 +115,25 @@ def gather(rows, idx, n_features):
     for m in range(idx.shape[0]):
         row_axpy(rows, idx[m], 1.0, out[m])
     return out
+
+
+@intrinsic
+def _writable(typingctx, arr):
+    """``arr`` typed as a writable array: the same array, no copy.
+
+    The rows reach compiled code read-only (``_rows.as_rows``), the blocks
+    gathered from them are new, writable arrays.  ``np.dot`` compiles once per
+    pair of argument types, so a tile of the rows is multiplied as the type
+    of a gathered block and both share one ``np.dot`` (about 0.5 s of a
+    first fit).  Only for reading: ``np.dot`` writes nothing into it.
+    """
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+    return arr.copy(readonly=False)(arr), codegen
 
 
 def products(rows, lo, hi, Z, Zt):
@@ -113,12 +157,12 @@ def _products(rows, lo, hi, Z, Zt):
     if isinstance(rows, types.Array) and rows.dtype == types.float32:
 
         def impl(rows, lo, hi, Z, Zt):
-            return np.dot(rows[lo:hi], Z.T).astype(np.float64)
+            return np.dot(_writable(rows[lo:hi]), Z.T).astype(np.float64)
 
     elif isinstance(rows, types.Array):
 
         def impl(rows, lo, hi, Z, Zt):
-            return np.dot(rows[lo:hi], Z.T)
+            return np.dot(_writable(rows[lo:hi]), Z.T)
 
     else:
 
@@ -234,8 +278,10 @@ class Block(NamedTuple):
     """A block's columns, gathered once: the examples ``idx``, their rows ``Z``
     (X's dtype, dense), ``Zt = Z.T`` in C order, and their squared norms ``sq_z``.
 
-    Dense rows X are multiplied by ``Z``, CSR rows by ``Zt`` (:func:`products`);
-    prediction (``_solvers.engine.decision_values``) copies only that one and leaves
+    Dense rows X are multiplied by ``Z``, CSR rows by ``Zt`` (:func:`products`),
+    so only CSR rows need ``Zt``: for dense rows :func:`gather_block` leaves it
+    ``Z`` itself (:func:`transposed`), and prediction
+    (``_solvers.engine.decision_values``) copies only the one it reads and leaves
     the other empty."""
 
     idx: np.ndarray
@@ -251,7 +297,7 @@ def gather_block(points, idx, kern):
         Z = gather(points.rows, idx, points.n_features)
     else:
         Z = zeros_like_rows(points.rows, idx.shape[0], 1)
-    return Block(idx, Z, np.ascontiguousarray(Z.T), points.sqnorm[idx])
+    return Block(idx, Z, transposed(points.rows, Z), points.sqnorm[idx])
 
 
 @njit
@@ -432,8 +478,8 @@ def add_gathered(points, block, kern, delta, g, gram):
     rows_per = tile_rows(block.idx.shape[0])
     n_tiles = (n + rows_per - 1) // rows_per
     rows, flat, plain_kern = _plain(points, block, kern)
-    if n_tiles == 1:
-        _plain_add_tile(rows, flat, plain_kern, 0, n, delta, g, gram)
+    if n_tiles == 1:  # np.int64(0): the literal 0 would compile the tile function a second time
+        _plain_add_tile(rows, flat, plain_kern, np.int64(0), n, delta, g, gram)
         return
     for tile in prange(n_tiles):
         lo = tile * rows_per
@@ -504,6 +550,6 @@ def pair_block(points, idx_a, idx_b, kern):
             _row_copy(gram_columns(rows, idx_a[m], idx_a[m] + 1, idx_b)[0], out[m])
         return out
     Zb = gather(rows, idx_b, points.n_features)
-    out = row_products(rows, idx_a, Zb, np.ascontiguousarray(Zb.T))
+    out = row_products(rows, idx_a, Zb, transposed(rows, Zb))
     transform(out, sqnorm[idx_a], sqnorm[idx_b], kern)
     return out

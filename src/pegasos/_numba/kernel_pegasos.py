@@ -118,7 +118,7 @@ def _violators(batch, data, chunk, scal, mode, step_size, changes):
     of distinct violators.
     """
     Y, sw, gl, local = data.Y, data.sw, chunk.gl, chunk.local
-    count = 0
+    count = np.int64(0)  # not the literal 0: merge() would compile for Literal[int](0) too
     for j in range(batch.shape[0]):
         i = batch[j]
         for c in range(Y.shape[1]):

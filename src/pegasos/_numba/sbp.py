@@ -212,7 +212,7 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     evals = 0
     for step in range(draws.shape[0]):
         eta = 1.0 / (plan.radius * math.sqrt(t))
-        count = 0
+        count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
         for c in range(n_problems):
             if plan.biased:
                 count = _draw_biased(c, eta, data, r, draws[step, c], changes, scratch, count)
