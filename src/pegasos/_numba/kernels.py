@@ -121,14 +121,16 @@ def kernel_column(points, i, kern, out):
     """out[j] = K(x_i, x_j) for every row j (no ``bias2``)."""
     rows, sqnorm, kk = points.rows, points.sqnorm, plain_kernel(kern)
     n = out.shape[0]
+    # np.int64(j): prange's index is unsigned, and the row helpers would compile
+    # for it apart from the int64 index every other caller passes
     if kern.code == PRECOMPUTED:
         for j in prange(n):
-            out[j] = gram_entry(rows, j, i)
+            out[j] = gram_entry(rows, np.int64(j), i)
         return
     buf = _spread(rows, i, points.n_features)
     sq_i = sqnorm[i]
     for j in prange(n):
-        out[j] = _value(kk, row_dot(rows, j, buf), sq_i, sqnorm[j])
+        out[j] = _value(kk, row_dot(rows, np.int64(j), buf), sq_i, sqnorm[j])
 
 
 @njit
