@@ -193,7 +193,6 @@ def test_read_only_input_and_index_views_compile_nothing_new(tmp_path):
     np.testing.assert_array_equal(reversed_block, block[:, ::-1])
 
 
-
 # Cold fits, then every signature of this package's compiled functions that holds a literal.
 _LITERALS = textwrap.dedent(
     """
