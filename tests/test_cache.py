@@ -9,9 +9,11 @@ processes compiling at once would meet (the lock the last test checks).
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -122,6 +124,20 @@ def test_processes_compiling_at_once_share_one_compile(tmp_path):
     third = _run([sys.executable, str(script)], cache)
     assert third.returncode == 0, third.stderr[-2000:]
     assert json.loads(third.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_kernels_run_as_plain_python_with_the_jit_disabled():
+    """The README's ``NUMBA_DISABLE_JIT=1 pytest tests/test_reference.py``: with the JIT
+    off Numba hands ``_jit`` plain functions, which have no ``compile`` to lock (the
+    import failed there before), and the compiled functions' pure-Python bodies match
+    the references."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "tests/test_reference.py"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert re.search(r"\b\d+ passed\b", done.stdout), done.stdout[-2000:]
 
 
 def test_cache_folder_is_keyed_by_every_source_file(tmp_path, monkeypatch):

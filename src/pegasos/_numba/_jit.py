@@ -144,7 +144,11 @@ def _locked(dispatcher):
     loads the entry the other one saved.  The in-process compiler lock is
     taken first, as Numba's ``compile`` takes it, so threads and processes
     always lock in one order (the compiler, then callers before callees).
+    With ``NUMBA_DISABLE_JIT=1`` Numba hands back the plain Python function,
+    which never compiles: it is returned as it is.
     """
+    if numba.config.DISABLE_JIT:
+        return dispatcher
     compile_ = dispatcher.compile
     fn = dispatcher.py_func
     path = Path(CACHE_DIR) / f"{fn.__module__}.{fn.__qualname__}.lock"
