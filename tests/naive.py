@@ -166,11 +166,13 @@ def water_level(c, budget, s=None):
     s = np.ones_like(c) if s is None else np.asarray(s, dtype=float)
     lo, hi = c[s > 0].min(), c.max() + budget / s.sum() + 1.0
     for _ in range(200):
-        mid = 0.5 * (lo + hi)
+        mid, before = 0.5 * (lo + hi), (lo, hi)
         if np.sum(s * np.maximum(0.0, mid - c)) > budget:
             hi = mid
         else:
             lo = mid
+        if (lo, hi) == before:  # a fixed point: the remaining steps would change nothing
+            break
     return 0.5 * (lo + hi)
 
 
@@ -223,11 +225,13 @@ def biased_levels(r, y, budget, s=None):
 
     lo, hi = 0.0, budget
     for _ in range(300):
-        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        m1, m2, before = lo + (hi - lo) / 3, hi - (hi - lo) / 3, (lo, hi)
         if sum(levels(m1)) < sum(levels(m2)):
             lo = m1
         else:
             hi = m2
+        if (lo, hi) == before:  # a fixed point: the remaining steps would change nothing
+            break
     return levels(0.5 * (lo + hi))
 
 

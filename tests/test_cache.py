@@ -126,11 +126,12 @@ def test_processes_compiling_at_once_share_one_compile(tmp_path):
     assert json.loads(third.stdout.strip().splitlines()[-1]) == []
 
 
+@pytest.mark.slow
 def test_the_kernels_run_as_plain_python_with_the_jit_disabled():
     """The README's ``NUMBA_DISABLE_JIT=1 pytest tests/test_reference.py``: with the JIT
     off Numba hands ``_jit`` plain functions, which have no ``compile`` to lock (the
     import failed there before), and the compiled functions' pure-Python bodies match
-    the references."""
+    the references.  Slow: a second pytest in a fresh process (7 s of CPU)."""
     root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

@@ -35,9 +35,11 @@ async def _exit_worker():
     os._exit(1)
 
 
-def _global_order(random_state, sizes, k, rounds):
-    """The samples the distributed fit draws, as global row indices, round after round."""
-    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=1)[0]
+def _global_order(random_state, sizes, k, rounds, seed=None):
+    """The samples the distributed fit draws, as global row indices, round after round
+    (``seed``: a problem's own, by default the first problem's of ``random_state``)."""
+    if seed is None:
+        seed = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=1)[0]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     order = []
     for t in range(1, rounds + 1):
@@ -101,6 +103,13 @@ def test_multiclass_on_dask(cluster):
     est.fit(da.from_array(X, chunks=(50, 4)), da.from_array(y, chunks=50))
     # the in-memory estimator with the same k and T scores 0.92-0.93 here
     assert est.coef_.shape == (3, 4) and est.score(X, y) > 0.88
+    assert est.n_rounds_ == 100  # the three problems share the rounds
+    for c in range(3):  # each is the in-memory iteration on its own draws
+        order = _global_order(None, [50, 50, 50], 50, 100, seed=est.plan_.seeds[c])
+        w, b = naive.pegasos(X, np.where(y == c, 1.0, -1.0), 1e-2, order, 50,
+                             bias_mode="augment", avg_from=100 - 50 + 1)
+        np.testing.assert_allclose(est.coef_[c], w, rtol=0, atol=1e-10)
+        assert est.intercept_[c] == pytest.approx(b, abs=1e-10)
 
 
 def test_in_memory_input_is_the_plain_estimator(data):
@@ -114,8 +123,11 @@ def test_in_memory_input_is_the_plain_estimator(data):
     assert inc.t_ == 300 and inc.score(X, y) > 0.85
 
 
-def test_errors(cluster, data):
+def test_errors(cluster, data, monkeypatch):
+    from pegasos import dask_backend
+
     X, y, Xd, yd = data
+    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)  # Dask retries a refusal until then
     unknown = da.from_array(X, chunks=(100, 5))[da.from_array(y, chunks=100) > -2]
     with pytest.raises(ValueError, match=r"unknown chunk sizes .*compute_chunk_sizes\(\)"):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(unknown, yd)
@@ -183,10 +195,11 @@ def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkey
 
     threading.Thread(target=accept, daemon=True).start()
     monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(dask_backend, "CONNECT_GRACE", 1.0)
     tic = time.perf_counter()
     try:
         with pytest.raises(ValueError, match=rf"no Dask scheduler answered at 'tcp://127.0.0.1:{port}'"
-                                             r" within 6 s"):
+                                             r" within 2 s"):
             DaskPegasosClassifier(scheduler=f"tcp://127.0.0.1:{port}").fit(Xd, yd)
     finally:
         server.close()

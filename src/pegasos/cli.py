@@ -384,10 +384,12 @@ def _check_paths(outputs, inputs=()):
     input -- the same name, a link to it or a hard link (the same file by
     device and inode) -- would be replaced by the output: LIBSVM's tools do
     that silently; here it is an error before anything is read.  Two outputs
-    that are one file are refused too.
+    that are one file are refused too, and so is an input that is not a regular
+    file (:func:`_check_inputs`).
     """
     from ._files import same_file
 
+    _check_inputs(inputs)
     for i, (path, what) in enumerate(outputs):
         _check_output(path, what)
         for source, source_what in inputs:
@@ -399,6 +401,23 @@ def _check_paths(outputs, inputs=()):
                     or os.path.realpath(path) == os.path.realpath(other)):
                 raise _Failure(f"the {what} and the {other_what} would both be written to "
                                f"{path}; name two files")
+
+
+def _check_inputs(inputs):
+    """Refuse an input that is a named pipe, a terminal or a socket, before anything
+    else is imported: reading one could block forever.  The readers refuse it too
+    (``read_svmlight``, ``load_model``, ``from_liblinear``), but only after the
+    command has imported what it reads with: about 2 s against 0.2 s here.
+
+    ``inputs``: (path or None, what) pairs.
+    """
+    from ._files import special_file
+
+    for path, what in inputs:
+        kind = None if path is None else special_file(path)
+        if kind is not None:
+            raise _Failure(f"{path} is {kind}, not a regular file; the {what} must be a "
+                           "regular file")
 
 
 def _check_output(path, what):
@@ -713,9 +732,8 @@ def _predict(args, parser):
 
     from ._files import write_atomic
 
-    if args.output:
-        _check_paths([(args.output, "predictions")],
-                     [(args.data, "data file"), (args.model, "model")])
+    inputs = [(args.data, "data file"), (args.model, "model")]
+    _check_paths([(args.output, "predictions")] if args.output else [], inputs)
     est = _load_model(args.model)
     X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_, counted=True)
     if ignored and not (args.quiet or args.json):
@@ -875,6 +893,7 @@ def _info_parser(sub):
 def _info(args, parser):
     import numpy as np
 
+    _check_inputs([(args.model, "model")])
     est, meta = _load_model(args.model, with_header=True)
     summary = {
         "model": args.model, "estimator": meta["estimator"], "format_version": meta["version"],

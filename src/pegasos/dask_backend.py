@@ -24,6 +24,11 @@ counter), and the driver averages the partitions' models, weighted by their
 sizes.  One round per epoch: few messages, but no longer the paper's
 algorithm.
 
+With more than two classes, the one-vs-rest problems share the rounds: a
+partition's task in a round serves every problem (each with its own draws,
+keyed by its own seed), so a fit takes the rounds of one binary problem, not
+one set per class.
+
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
@@ -80,21 +85,28 @@ def partition_draws(seed, round_, part, n_rows, count):
     return rng.integers(0, n_rows, size=count, dtype=np.int64)
 
 
-def _partition_sum(X, y, w, bias_feature, seed, round_, part, count):
-    """Violators' sum of y x among ``count`` rows drawn from this partition."""
-    if not count:
-        return np.zeros(w.shape[0])
-    idx = partition_draws(seed, round_, part, X.shape[0], count)
-    return _solver.partition_sum(as_rows(_prepare(X)), _signs(y), idx, w, bias_feature)
+def _partition_sums(X, y, W, positives, bias_feature, seeds, round_, part, counts):
+    """Every binary problem's violators' sum of y x among its ``counts[c]`` rows drawn
+    from this partition: (n_problems, d+1), row c problem c's (its positive class
+    ``positives[c]``, its draws keyed by ``seeds[c]``, its weights ``W[c]``)."""
+    rows, out = as_rows(_prepare(X)), np.zeros(W.shape)
+    for c, positive in enumerate(positives):
+        if counts[c]:
+            idx = partition_draws(seeds[c], round_, part, X.shape[0], int(counts[c]))
+            out[c] = _solver.partition_sum(rows, _signs(y, positive), idx, W[c], bias_feature)
+    return out
 
 
-def _local_epoch(X, y, w, t0, lam, bias_feature, radius2, seed, round_, part):
-    """One epoch of local Pegasos on this partition from w; returns (w, steps)."""
-    n = X.shape[0]
-    draws = np.random.default_rng([seed, round_, part]).integers(0, n, size=n, dtype=np.int64)
-    w = _solver.local_epoch(as_rows(_prepare(X)), _signs(y), w, t0=t0, lam=lam,
-                            bias_feature=bias_feature, radius2=radius2, draws=draws)
-    return w, n
+def _local_epochs(X, y, W, positives, t0, lam, bias_feature, radius2, seeds, round_, part):
+    """One epoch of local Pegasos on this partition for every binary problem, problem c
+    from ``W[c]`` (its draws keyed by ``seeds[c]``); returns (new W, steps per problem)."""
+    n, rows, out = X.shape[0], as_rows(_prepare(X)), np.empty(W.shape)
+    for c, positive in enumerate(positives):
+        draws = np.random.default_rng([seeds[c], round_, part]).integers(0, n, size=n,
+                                                                          dtype=np.int64)
+        out[c] = _solver.local_epoch(rows, _signs(y, positive), W[c], t0=t0, lam=lam,
+                                     bias_feature=bias_feature, radius2=radius2, draws=draws)
+    return out, n
 
 
 def _add(a, b):
@@ -109,8 +121,9 @@ def _prepare(X):
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
-def _signs(y):
-    return np.ascontiguousarray(y, dtype=np.float64)
+def _signs(y, positive):
+    """The {-1, +1} targets of the binary problem whose positive class is ``positive``."""
+    return np.where(y == positive, 1.0, -1.0)
 
 
 def _tree_sum(client, futures):
@@ -332,61 +345,56 @@ class DaskPegasosClassifier(PegasosClassifier):
         self.plan_ = plan
         self.lam_ = plan.lam
         bias_feature = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        x_parts = _to_workers(client, X)
-        coefs, intercepts, rounds = [], [], 0
-        for c, positive in enumerate(positive_classes(classes)):
-            y_pm = da.where(y == positive, 1.0, -1.0)
-            y_parts = _to_workers(client, y_pm)
-            if self.mode == "minibatch":
-                w, rounds = self._rounds(client, x_parts, y_parts, sizes, d, bias_feature, plan,
-                                         c)
-            else:
-                w, rounds = self._mixing(client, x_parts, y_parts, sizes, d, bias_feature, plan,
-                                         c)
-            coefs.append(w[:d])
-            intercepts.append(w[d] * bias_feature)
+        x_parts, y_parts = _to_workers(client, X), _to_workers(client, y)
+        # every binary problem in the same rounds: one round trip per round, not one per problem
+        run = self._rounds if self.mode == "minibatch" else self._mixing
+        W, rounds = run(client, x_parts, y_parts, sizes, d, bias_feature, plan,
+                        positive_classes(classes))
         # with the state of the output model, for duality_gap on in-memory data and save_model
-        _solver.set_fitted(self, classes=classes, coef=np.asarray(coefs),
-                           intercept=np.asarray(intercepts), lam=plan.lam, t=rounds,
+        _solver.set_fitted(self, classes=classes, coef=W[:, :d].copy(),
+                           intercept=W[:, d] * bias_feature, lam=plan.lam, t=rounds,
                            n_iter=rounds)
         self.n_rounds_ = rounds
         return self
 
-    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, problem):
-        seed, k = plan.seeds[problem], plan.batch_size
-        n_problems = len(plan.seeds)
+    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, positives):
+        """``plan.n_iter`` synchronous mini-batch rounds of every problem; (outputs, rounds)."""
+        seeds, k = plan.seeds, plan.batch_size
         avg_start = plan.avg_start(1)
-        state = PegasosState.start(1, d)
+        states = [PegasosState.start(1, d) for _ in seeds]
         for t in range(1, plan.n_iter + 1):
-            counts = round_counts(seed, t, sizes, k)
-            w = state.iterate(0)
+            counts = np.array([round_counts(seed, t, sizes, k) for seed in seeds])
+            W = np.array([state.iterate(0) for state in states])
             futures = [
-                client.submit(_partition_sum, xp, yp, w, bias_feature, seed, t, p, int(counts[p]),
-                              pure=True)
+                client.submit(_partition_sums, xp, yp, W, positives, bias_feature, seeds, t, p,
+                              counts[:, p], pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
-            g = _tree_sum(client, futures)
-            _solver.step_from_sum(g, k, t, plan, avg_start, state)
-            check_finite_weights(f"round {t}", state.v[0], state.scal[0])
-            self._report(client, problem, n_problems, t, plan.n_iter, state.output(0)[0],
-                         bias_feature, d)
-        return state.output(0)[0], plan.n_iter
+            G = _tree_sum(client, futures)
+            for c, state in enumerate(states):
+                _solver.step_from_sum(G[c], k, t, plan, avg_start, state)
+                check_finite_weights(f"round {t}", state.v[0], state.scal[0])
+                self._report(client, c, len(seeds), t, plan.n_iter, state.output(0)[0],
+                             bias_feature, d)
+        return np.array([state.output(0)[0] for state in states]), plan.n_iter
 
-    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, problem):
-        n, seed = int(sizes.sum()), plan.seeds[problem]
+    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, positives):
+        """Parameter mixing, one epoch a round, of every problem; (models, rounds)."""
+        n, seeds = int(sizes.sum()), plan.seeds
         epochs = max(1, math.ceil(plan.n_iter / n))  # k = 1: n iterations per epoch
-        w = np.zeros(d + 1)
+        W = np.zeros((len(seeds), d + 1))
         for e in range(1, epochs + 1):
             futures = [
-                client.submit(_local_epoch, xp, yp, w, 1 + (e - 1) * int(sizes[p]), plan.lam,
-                              bias_feature, plan.radius2, seed, e, p, pure=True)
+                client.submit(_local_epochs, xp, yp, W, positives, 1 + (e - 1) * int(sizes[p]),
+                              plan.lam, bias_feature, plan.radius2, seeds, e, p, pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
             results = client.gather(futures)
-            w = sum(wp * (m / n) for wp, m in results)
-            check_finite_weights(f"round {e}", w)
-            self._report(client, problem, len(plan.seeds), e, epochs, w, bias_feature, d)
-        return w, epochs
+            W = sum(Wp * (m / n) for Wp, m in results)
+            for c in range(len(seeds)):
+                check_finite_weights(f"round {e}", W[c])
+                self._report(client, c, len(seeds), e, epochs, W[c], bias_feature, d)
+        return W, epochs
 
     def _report(self, client, problem, n_problems, t, total, w, bias_feature, d):
         if self.callback is None:
@@ -476,9 +484,13 @@ def _checked_labels(block):
 #: Seconds to connect to a scheduler and complete Dask's handshake.
 CONNECT_TIMEOUT = 10.0
 
+#: Seconds more for the handshake of a server that accepted the connection.
+CONNECT_GRACE = 5.0
+
 
 def _connect(address):
-    """A Client of the scheduler at ``address``, or a ValueError within CONNECT_TIMEOUT + 5 s.
+    """A Client of the scheduler at ``address``, or a ValueError within CONNECT_TIMEOUT +
+    CONNECT_GRACE seconds.
 
     ``Client(address, timeout=...)`` bounds the TCP connection only: a server
     that accepts but is not Dask can keep the handshake waiting forever, or
@@ -490,7 +502,7 @@ def _connect(address):
 
     from distributed import Client
 
-    timeout = CONNECT_TIMEOUT
+    timeout, deadline = CONNECT_TIMEOUT, CONNECT_TIMEOUT + CONNECT_GRACE
     box = {}
 
     def connect():
@@ -501,10 +513,10 @@ def _connect(address):
 
     thread = threading.Thread(target=connect, name="pegasos-dask-connect", daemon=True)
     thread.start()
-    thread.join(timeout + 5.0)
+    thread.join(deadline)
     if thread.is_alive():
         raise ValueError(
-            f"no Dask scheduler answered at {address!r} within {timeout + 5.0:.0f} s (a server "
+            f"no Dask scheduler answered at {address!r} within {deadline:.0f} s (a server "
             "is listening there, but it does not speak Dask's protocol)"
         )
     if "error" in box:
