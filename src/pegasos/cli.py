@@ -404,10 +404,10 @@ def _check_paths(outputs, inputs=()):
 
 
 def _check_inputs(inputs):
-    """Refuse an input that is a named pipe, a terminal or a socket, before anything
+    """Refuse an input that is a named pipe, a device or a socket, before anything
     else is imported: reading one could block forever.  The readers refuse it too
     (``read_svmlight``, ``load_model``, ``from_liblinear``), but only after the
-    command has imported what it reads with: about 2 s against 0.2 s here.
+    command has imported what it reads with: 2 s, against 0.25-0.75 s here.
 
     ``inputs``: (path or None, what) pairs.
     """
