@@ -40,7 +40,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ._base import budget, check_finite_weights, check_two_classes, positive_classes
+from ._base import binary_targets, budget, check_finite_weights, check_two_classes
 from ._rows import as_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers import linear as _solver
@@ -85,26 +85,27 @@ def partition_draws(seed, round_, part, n_rows, count):
     return rng.integers(0, n_rows, size=count, dtype=np.int64)
 
 
-def _partition_sums(X, y, W, positives, bias_feature, seeds, round_, part, counts):
+def _partition_sums(X, y, W, classes, bias_feature, seeds, round_, part, counts):
     """Every binary problem's violators' sum of y x among its ``counts[c]`` rows drawn
-    from this partition: (n_problems, d+1), row c problem c's (its positive class
-    ``positives[c]``, its draws keyed by ``seeds[c]``, its weights ``W[c]``)."""
+    from this partition: (n_problems, d+1), row c problem c's (its targets
+    :func:`~pegasos._base.binary_targets` of ``classes``, its draws keyed by
+    ``seeds[c]``, its weights ``W[c]``)."""
     rows, out = as_rows(_prepare(X)), np.zeros(W.shape)
-    for c, positive in enumerate(positives):
+    for c, target in enumerate(binary_targets(classes, y)):
         if counts[c]:
             idx = partition_draws(seeds[c], round_, part, X.shape[0], int(counts[c]))
-            out[c] = _solver.partition_sum(rows, _signs(y, positive), idx, W[c], bias_feature)
+            out[c] = _solver.partition_sum(rows, target, idx, W[c], bias_feature)
     return out
 
 
-def _local_epochs(X, y, W, positives, t0, lam, bias_feature, radius2, seeds, round_, part):
+def _local_epochs(X, y, W, classes, t0, lam, bias_feature, radius2, seeds, round_, part):
     """One epoch of local Pegasos on this partition for every binary problem, problem c
     from ``W[c]`` (its draws keyed by ``seeds[c]``); returns (new W, steps per problem)."""
     n, rows, out = X.shape[0], as_rows(_prepare(X)), np.empty(W.shape)
-    for c, positive in enumerate(positives):
+    for c, target in enumerate(binary_targets(classes, y)):
         draws = np.random.default_rng([seeds[c], round_, part]).integers(0, n, size=n,
                                                                           dtype=np.int64)
-        out[c] = _solver.local_epoch(rows, _signs(y, positive), W[c], t0=t0, lam=lam,
+        out[c] = _solver.local_epoch(rows, target, W[c], t0=t0, lam=lam,
                                      bias_feature=bias_feature, radius2=radius2, draws=draws)
     return out, n
 
@@ -119,11 +120,6 @@ def _prepare(X):
     if sp.issparse(X):
         return sp.csr_matrix(X, dtype=np.float64)
     return np.ascontiguousarray(X, dtype=np.float64)
-
-
-def _signs(y, positive):
-    """The {-1, +1} targets of the binary problem whose positive class is ``positive``."""
-    return np.where(y == positive, 1.0, -1.0)
 
 
 def _tree_sum(client, futures):
@@ -348,8 +344,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         x_parts, y_parts = _to_workers(client, X), _to_workers(client, y)
         # every binary problem in the same rounds: one round trip per round, not one per problem
         run = self._rounds if self.mode == "minibatch" else self._mixing
-        W, rounds = run(client, x_parts, y_parts, sizes, d, bias_feature, plan,
-                        positive_classes(classes))
+        W, rounds = run(client, x_parts, y_parts, sizes, d, bias_feature, plan, classes)
         # with the state of the output model, for duality_gap on in-memory data and save_model
         _solver.set_fitted(self, classes=classes, coef=W[:, :d].copy(),
                            intercept=W[:, d] * bias_feature, lam=plan.lam, t=rounds,
@@ -357,7 +352,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         self.n_rounds_ = rounds
         return self
 
-    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, positives):
+    def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, classes):
         """``plan.n_iter`` synchronous mini-batch rounds of every problem; (outputs, rounds)."""
         seeds, k = plan.seeds, plan.batch_size
         avg_start = plan.avg_start(1)
@@ -366,7 +361,7 @@ class DaskPegasosClassifier(PegasosClassifier):
             counts = np.array([round_counts(seed, t, sizes, k) for seed in seeds])
             W = np.array([state.iterate(0) for state in states])
             futures = [
-                client.submit(_partition_sums, xp, yp, W, positives, bias_feature, seeds, t, p,
+                client.submit(_partition_sums, xp, yp, W, classes, bias_feature, seeds, t, p,
                               counts[:, p], pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
@@ -378,14 +373,14 @@ class DaskPegasosClassifier(PegasosClassifier):
                              bias_feature, d)
         return np.array([state.output(0)[0] for state in states]), plan.n_iter
 
-    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, positives):
+    def _mixing(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, classes):
         """Parameter mixing, one epoch a round, of every problem; (models, rounds)."""
         n, seeds = int(sizes.sum()), plan.seeds
         epochs = max(1, math.ceil(plan.n_iter / n))  # k = 1: n iterations per epoch
         W = np.zeros((len(seeds), d + 1))
         for e in range(1, epochs + 1):
             futures = [
-                client.submit(_local_epochs, xp, yp, W, positives, 1 + (e - 1) * int(sizes[p]),
+                client.submit(_local_epochs, xp, yp, W, classes, 1 + (e - 1) * int(sizes[p]),
                               plan.lam, bias_feature, plan.radius2, seeds, e, p, pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
