@@ -92,15 +92,22 @@ def test_default_local_cluster_and_the_mixing_mode(data):
     assert est.score(X, y) > 0.85 and est.n_rounds_ == 5
 
 
-def test_multiclass_on_dask(cluster):
+def test_multiclass_on_dask(cluster, monkeypatch):
     from sklearn.datasets import load_iris
     from sklearn.preprocessing import StandardScaler
 
+    from pegasos import dask_backend
+
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
+    reductions = []  # one per round trip of the mini-batch rounds
+    tree_sum = dask_backend._tree_sum
+    monkeypatch.setattr(dask_backend, "_tree_sum",
+                        lambda *args: reductions.append(1) or tree_sum(*args))
     est = DaskPegasosClassifier(lam=1e-2, n_iter=100, batch_size=50, mode="minibatch",
                                 random_state=0, scheduler=cluster.scheduler_address)
     est.fit(da.from_array(X, chunks=(50, 4)), da.from_array(y, chunks=50))
+    assert len(reductions) == 100  # not 300: the three problems' steps share each round trip
     # the in-memory estimator with the same k and T scores 0.92-0.93 here
     assert est.coef_.shape == (3, 4) and est.score(X, y) > 0.88
     assert est.n_rounds_ == 100  # the three problems share the rounds
@@ -231,12 +238,21 @@ def test_the_active_client_and_a_client_object_are_used(cluster, data):
 def test_multiclass_predictions_of_a_dask_array(cluster):
     from distributed import Client
 
+    from pegasos import dask_backend
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 4))
     y = np.argmax(X[:, :3], axis=1)
     Xd, yd = da.from_array(X, chunks=(40, 2)), da.from_array(y, chunks=40)
-    with Client(cluster):
+    with Client(cluster) as client:
+        tasks = []  # the functions submitted by the fit
+        submit = client.submit
+        client.submit = lambda fn, *args, **kwargs: tasks.append(fn) or submit(fn, *args,
+                                                                               **kwargs)
         est = DaskPegasosClassifier(lam=0.01, n_epochs=2, random_state=0).fit(Xd, yd)
+        del client.submit
+        # 2 epochs x 3 partitions, not x 3 problems as well: the problems share each task
+        assert tasks.count(dask_backend._local_epochs) == 6 and len(tasks) == 6
         scores = est.decision_function(Xd)
         assert scores.shape == (120, 3)
         np.testing.assert_array_equal(scores.compute(), est.decision_function(X))

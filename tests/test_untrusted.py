@@ -222,6 +222,23 @@ def test_a_named_pipe_is_refused_not_waited_on(files, fifo):
         read_svmlight(fifo)
 
 
+def test_the_cli_refuses_a_named_pipe_before_importing_scikit_learn(files, fifo):
+    """Every command's first check (``cli._check_inputs``): the readers would refuse the pipe
+    too, but only after the command imported what it reads with (2 s of a 2.2 s answer)."""
+    data = files / "d.svm"
+    commands = [["train", fifo, files / "x.model"], ["predict", data, fifo], ["info", fifo],
+                ["export", fifo, files / "x.txt"], ["import", fifo, files / "x.model"]]
+    script = ("import json, sys\nfrom pegasos.cli import main\n"
+              f"statuses = [main(args) for args in {[[str(a) for a in c] for c in commands]!r}]\n"
+              "print(json.dumps([statuses, 'sklearn' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    statuses, imported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert statuses == [1] * len(commands), done.stderr
+    assert done.stderr.count("is a named pipe (FIFO), not a regular file") == len(commands)
+    assert not imported
+
+
 def test_an_archive_listing_thousands_of_members_is_refused_at_once(tmp_path):
     path = tmp_path / "many.model"
     members = [(f"a{i}.npy", b"") for i in range(50_000)]
