@@ -51,7 +51,7 @@ def replay(X, y, gamma, seed=0):
 
     est = SBPClassifier(gamma=gamma, random_state=seed)
     X, y = est._validate_xy(X, y, reset=True)
-    rows, sqnorm, diag = est._setup(X, y)
+    rows, sqnorm, diag, _ = est._setup(X, y)  # the engine's SBP: no kernel matrix
     Y = np.ascontiguousarray(np.column_stack(est._binary_targets(y)))
     n = Y.shape[0]
     sw = np.ones(n)

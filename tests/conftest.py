@@ -49,3 +49,24 @@ def a9a():
     X, y = load_shared("a9a.xz")
     Xt, yt = load_shared("a9a.t.xz", n_features=X.shape[1])
     return X, y, Xt, yt
+
+
+@pytest.fixture(params=["kernel-matrix", "engine"])
+def solver_path(request, monkeypatch):
+    """Both ways a fit runs: on the training set's kernel matrix (``_solvers.gram``, the
+    default up to GRAM_ROWS rows) and on the blocked engine on threads (the way of larger
+    sets, forced here for small ones)."""
+    from pegasos._solvers import engine, gram
+
+    if request.param == "engine":
+        monkeypatch.setattr(gram, "GRAM_ROWS", 0)
+        monkeypatch.setattr(engine, "PARALLEL_ROWS", 0)
+    return request.param
+
+
+#: ``solver_path`` for tests whose engine variant compiles the blocked solvers for rows of
+#: another kind (CSR, float32; a minute and more on an empty cache): that variant runs
+#: with the slow tests (CI), the kernel-matrix one by default.
+ENGINE_VARIANT_SLOW = pytest.mark.parametrize(
+    "solver_path", ["kernel-matrix", pytest.param("engine", marks=pytest.mark.slow)],
+    indirect=True)

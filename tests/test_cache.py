@@ -27,9 +27,13 @@ _SCRIPT = textwrap.dedent(
     import scipy.sparse as sp
     from sklearn.datasets import load_digits
     from pegasos import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+    from pegasos._solvers import gram
 
     X, y = load_digits(return_X_y=True)
-    # 700 rows: the kernel engine on threads (from 512), the parallel code of defect 2
+    # 700 rows: the kernel engine on threads (from 512), the parallel code of defect 2;
+    # "matrix": the solvers on the kernel matrix (700 rows train on it by default)
+    if sys.argv[2] == "engine":
+        gram.GRAM_ROWS = 0
     X, y = X[:700] / 16.0, (y[:700] % 2) * 2 - 1
     make = {
         "kpeg": lambda: KernelPegasosClassifier(C=10, gamma=0.5, n_epochs=1, random_state=0),
@@ -54,8 +58,10 @@ _COMPILES = textwrap.dedent(
     import json
     from sklearn.datasets import load_digits
     from pegasos import KernelPegasosClassifier
+    from pegasos._solvers import gram
     from pegasos.cli import _compile_events
 
+    gram.GRAM_ROWS = 0  # the engine's parallel functions (700 rows: its threads)
     X, y = load_digits(return_X_y=True)
     X, y = X[:700] / 16.0, y[:700] % 2
     with _compile_events() as names:
@@ -72,17 +78,19 @@ def _run(args, cache, cwd=None):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "sequence",
-    [("kpeg", "sbp", "sbp"), ("sbp", "kpeg", "kpeg"), ("perc", "sbp-bias", "sbp-bias")],
-    ids="->".join,
+    "path, sequence",
+    [("engine", ("kpeg", "sbp", "sbp")), ("engine", ("sbp", "kpeg", "kpeg")),
+     ("engine", ("perc", "sbp-bias", "sbp-bias")), ("matrix", ("kpeg", "sbp", "sbp")),
+     ("matrix", ("perc", "sbp-bias", "sbp-bias"))],
+    ids=lambda v: "->".join(v) if isinstance(v, tuple) else v,
 )
-def test_fresh_processes_one_after_another_never_crash(tmp_path, sequence):
+def test_fresh_processes_one_after_another_never_crash(tmp_path, path, sequence):
     script = tmp_path / "fit.py"
     script.write_text(_SCRIPT)
     cache = tmp_path / "cache"
     outputs = []
     for name in sequence:
-        done = _run([sys.executable, str(script), name], cache)
+        done = _run([sys.executable, str(script), name, path], cache)
         assert done.returncode == 0, (name, done.returncode, done.stderr[-2000:])
         outputs.append(done.stdout)
     assert outputs[1] == outputs[2]  # the warm run gives the same models
@@ -219,13 +227,17 @@ _LITERALS = textwrap.dedent(
     from numba.core.registry import CPUDispatcher
     import pegasos._numba
     from pegasos import KernelPegasosClassifier, SBPClassifier
+    from pegasos._solvers import gram
 
     rng = np.random.default_rng(51)
     X = rng.standard_normal((600, 5))  # 600 rows: the threaded engine, one tile and several
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(600) > 0, 1, -1)
-    for model in (KernelPegasosClassifier(n_epochs=1, random_state=0),
-                  SBPClassifier(0.1, n_iter=50, random_state=0)):
-        model.fit(X, y).decision_function(X[:3])
+    for on_matrix in (True, False):  # on the kernel matrix, then on the engine
+        if not on_matrix:
+            gram.GRAM_ROWS = gram.PREDICT_ENTRIES = 0
+        for model in (KernelPegasosClassifier(n_epochs=1, random_state=0),
+                      SBPClassifier(0.1, n_iter=50, random_state=0)):
+            model.fit(X, y).decision_function(X[:3])
     dispatchers, literal = 0, []
     for info in pkgutil.iter_modules(pegasos._numba.__path__):
         module = importlib.import_module("pegasos._numba." + info.name)

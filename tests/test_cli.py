@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pegasos import PegasosClassifier, load_model, save_model
-from pegasos._solvers.engine import PARALLEL_ROWS
+from pegasos._solvers.gram import GRAM_ROWS
 from pegasos.cli import main
 from pegasos.datasets import load_svmlight
 from pegasos.model_io import ModelFileError
@@ -654,7 +654,7 @@ def test_pegasos_compile_fills_the_cache_for_every_input_kind(files, tmp_path):
     assert summary["compiled_functions"] > 50 and len(summary["inputs"]) == 5
     warm = _pegasos(["compile"], cache)
     assert warm.returncode == 0 and "every solver was already compiled" in warm.stdout
-    X, y = make_binary(n=PARALLEL_ROWS + 100, d=6, seed=22)  # the kernel engine on threads
+    X, y = make_binary(n=GRAM_ROWS + 100, d=6, seed=22)  # the kernel engine on threads
     larger = _write(tmp_path / "larger.svm", _svm_text(X, np.where(y > 0, "+1", "-1")))
     for data in (train, larger):
         for solver in ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc"):

@@ -15,16 +15,17 @@ from pegasos import (
     nu_for,
 )
 from pegasos._numba import blocks, sbp
+from pegasos._numba import gram as gram_numba
 from pegasos._numba import kernel_pegasos as kp
 from pegasos._numba import kernels as kern
 from pegasos._numba import water_filling as wf
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
-from pegasos._solvers import engine
+from pegasos._solvers import engine, gram
 from pegasos._solvers.kernel_pegasos import chunk_steps
 
 from . import naive
-from .conftest import make_binary
+from .conftest import ENGINE_VARIANT_SLOW, make_binary
 
 KERNEL_CASES = [
     ("linear", {}),
@@ -72,29 +73,42 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
         delta = np.random.default_rng(1).standard_normal((len(idx), 2))
         g, g_serial = np.ones((300, 2)), np.ones((300, 2))
         with engine.one_blas_thread():
-            gram = engine.add_block(blocks.THREADS, points, idx, _args(name, kw, bias2=0.5),
+            own = engine.add_block(blocks.THREADS, points, idx, _args(name, kw, bias2=0.5),
                                     delta, g)
             # the serial engine: the same values bit for bit (300 rows: 1 or 2 tiles)
-            gram_serial = engine.add_block(blocks.SERIAL, points, idx,
+            own_serial = engine.add_block(blocks.SERIAL, points, idx,
                                            _args(name, kw, bias2=0.5), delta, g_serial)
         expected = 1.0 + (ref[:, idx] + 0.5) @ delta
         np.testing.assert_allclose(g, expected, rtol=tol["rtol"], atol=tol["atol"] * len(idx))
-        np.testing.assert_allclose(gram, ref[np.ix_(idx, idx)] + 0.5, **tol)
+        np.testing.assert_allclose(own, ref[np.ix_(idx, idx)] + 0.5, **tol)
         np.testing.assert_array_equal(g_serial, g)
-        np.testing.assert_array_equal(gram_serial, gram)
+        np.testing.assert_array_equal(own_serial, own)
     coef = np.random.default_rng(0).standard_normal((2, 300))
     z_rows = as_rows(sp.csr_matrix(Z) if sparse else Z, dtype)
     expected = pairwise_kernels(Z.astype(np.float64), X.astype(np.float64), metric=name,
                                 **kw) @ coef.T
-    for per in (1, 7, 1000):  # prediction by blocks of support vectors: the unblocked sum
+    # by the engine (blocks of support vectors: the unblocked sum), then by NumPy (a
+    # prediction of at most gram.PREDICT_ENTRIES kernel values, blocks of test rows)
+    for per, entries, block in [(1, 0, 1), (7, 0, 1), (1000, 0, 1),
+                                (1000, gram.PREDICT_ENTRIES, 1), (1000, gram.PREDICT_ENTRIES,
+                                                                  gram.BLOCK_ENTRIES)]:
         monkeypatch.setattr(engine, "PREDICT_COLUMNS", per)
+        monkeypatch.setattr(gram, "PREDICT_ENTRIES", entries)
+        monkeypatch.setattr(gram, "BLOCK_ENTRIES", block)  # 1: a block per test row
         scores = engine.decision_values(z_rows, rows, coef, _args(name, kw))
         np.testing.assert_allclose(scores, expected, rtol=1e-10 if dtype == np.float64 else
                                    2e-6, atol=1e-10 if dtype == np.float64 else 1e-4)
+    # a small training set's kernel matrix (_solvers.gram): by NumPy, CSR rows densified
+    # or (DENSE_ENTRIES 0) multiplied as sparse matrices
+    for dense_entries in (gram.DENSE_ENTRIES, 0):
+        monkeypatch.setattr(gram, "DENSE_ENTRIES", dense_entries)
+        np.testing.assert_allclose(gram.kernel_matrix(rows, sq, rows, sq, _args(name, kw)),
+                                   ref, **tol)
 
 
+@ENGINE_VARIANT_SLOW
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_float32_input_is_fitted_and_predicted_in_float32(sparse):
+def test_float32_input_is_fitted_and_predicted_in_float32(sparse, solver_path):
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
@@ -143,7 +157,7 @@ def test_vectorised_exponential_matches_numpy(x):
 
 @pytest.mark.parametrize("k", [2, 5, 16])
 @pytest.mark.parametrize("projection", [True, False])
-def test_minibatch_kernel_pegasos_matches_the_reference(k, projection):
+def test_minibatch_kernel_pegasos_matches_the_reference(k, projection, solver_path):
     X, y = make_binary(n=40, d=4, seed=41)
     sw = np.random.default_rng(3).uniform(0.5, 2.0, 40)
     lam, T = 0.05, 60
@@ -162,7 +176,7 @@ def test_minibatch_kernel_pegasos_matches_the_reference(k, projection):
 
 @pytest.mark.parametrize("k", [1, 5, 16])
 @pytest.mark.parametrize("average", [True, False], ids=["averaged", "last"])
-def test_kernel_perceptron_matches_the_reference(k, average):
+def test_kernel_perceptron_matches_the_reference(k, average, solver_path):
     """Mini-batches judged with w_t, a step per violating draw, loss weights, the intercept
     feature and the average of every iterate, across chunks (T k > 256 draws)."""
     X, y = make_binary(n=40, d=4, seed=43)
@@ -183,7 +197,7 @@ def test_kernel_perceptron_matches_the_reference(k, average):
     assert clf.intercept_[0] == pytest.approx(0.49 * beta.sum(), abs=1e-10 * np.abs(beta).sum())
 
 
-def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference():
+def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference(solver_path):
     """Rows of norm ~1e3 under a linear kernel: projections bring the scale below
     MIN_SCALE again and again, so the coefficients, the responses and the chunk's pending
     changes are rescaled mid-chunk and across chunk boundaries (k = 4: 64 steps a chunk)."""
@@ -206,7 +220,7 @@ def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference():
                                     random_state=4),
     lambda: KernelPerceptron(n_epochs=2, random_state=4),
 ], ids=["kernel-pegasos", "perceptron"])
-def test_joint_one_vs_rest_equals_separate_binary_fits(make):
+def test_joint_one_vs_rest_equals_separate_binary_fits(make, solver_path):
     """One draw stream and one block per batch for every class: each class's model is the
     binary fit of that class against the rest on the same draws."""
     from sklearn.datasets import load_iris
@@ -229,7 +243,7 @@ def test_joint_one_vs_rest_equals_separate_binary_fits(make):
 @pytest.mark.parametrize("projection", [True, False])
 @pytest.mark.parametrize("average", [False, 0.4], ids=["last", "suffix"])
 @pytest.mark.parametrize("bias", [False, True])
-def test_kernel_pegasos_matches_the_reference(projection, average, bias):
+def test_kernel_pegasos_matches_the_reference(projection, average, bias, solver_path):
     X, y = make_binary(n=35, d=4, seed=32)
     lam, T = 0.02, 400
     clf = KernelPegasosClassifier(
@@ -248,8 +262,9 @@ def test_kernel_pegasos_matches_the_reference(projection, average, bias):
     assert clf.intercept_[0] == pytest.approx(expected_b, abs=1e-10)
 
 
+@ENGINE_VARIANT_SLOW
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_linear_kernel_pegasos_is_linear_pegasos(sparse):
+def test_linear_kernel_pegasos_is_linear_pegasos(sparse, solver_path):
     X, y = make_binary(n=50, d=6, density=0.6, seed=33)
     Xs = sp.csr_matrix(X) if sparse else X
     params = dict(lam=0.03, n_iter=500, batch_size=4, sampling="cyclic", intercept_scaling=2.0)
@@ -259,7 +274,7 @@ def test_linear_kernel_pegasos_is_linear_pegasos(sparse):
     np.testing.assert_allclose(kp.decision_function(Xs), lp.decision_function(Xs), atol=1e-11)
 
 
-def test_precomputed_kernel_gives_the_same_model():
+def test_precomputed_kernel_gives_the_same_model(solver_path):
     X, y = make_binary(n=40, d=5, seed=34)
     Z, _ = make_binary(n=10, d=5, seed=35)
     for est in (
@@ -356,7 +371,9 @@ def test_biased_water_levels_balance_the_classes(values, signs, nu, weighted):
         assert other <= kappa + 1e-6 * max(1.0, np.abs(r).max())
 
 
-def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None):
+def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=False):
+    """SBP steps on the blocked engine (``sbp_blocks``), or with ``on_gram`` on the kernel
+    matrix (``gram_sbp_steps``, which counts no evaluations: None)."""
     n, problems = Y.shape
     rows = as_rows(X)
     sq = row_sqnorms(rows.kernel, n)
@@ -365,62 +382,75 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None):
     sw = np.ones(n) if sw is None else sw
     data = sbp.SBPData(kern.Points(rows.kernel, X.shape[1], sq), Y, np.full(problems, n * nu),
                        sw)
-    t, evals = sbp.sbp_blocks(data, kern.Kernel(kern.RBF, 0.7, 0.0, 3),
-                              sbp.SBPPlan(1.0, biased, 1, 1000, blocks.SERIAL), state, draws, t)
+    args = kern.Kernel(kern.RBF, 0.7, 0.0, 3)
+    plan = sbp.SBPPlan(1.0, biased, 1, 1000, blocks.SERIAL)
+    if on_gram:
+        K = gram.kernel_matrix(rows, sq, rows, sq, args)
+        t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t)
+        return t, None, state
+    t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t)
     return t, evals, state
 
 
+ON_GRAM = pytest.mark.parametrize("on_gram", [False, True], ids=["engine", "kernel-matrix"])
+
+
+@ON_GRAM
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("k", [1, 4])
-def test_minibatch_sbp_steps_match_the_reference(k, weighted):
+def test_minibatch_sbp_steps_match_the_reference(k, weighted, on_gram):
     X, y = make_binary(n=30, d=4, seed=36)
     K = pairwise_kernels(X, metric="rbf", gamma=0.7)
     sw = np.random.default_rng(3).integers(0, 4, 30) / 2.0 if weighted else np.ones(30)
     draws = np.random.default_rng(2).random((8, 1, k))
-    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7], sw=sw)
+    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7], sw=sw, on_gram=on_gram)
     a, r = state[0][:, 0], state[1][:, 0]
     np.testing.assert_allclose(r, K @ a, atol=1e-12)  # responses kept exactly
     expected = naive.sbp_step(K, y, a, t, 1.0, 30 * 0.2, draws[7, 0], sw)
-    _sbp_run(X, y[:, None], 0.2, draws[7:], t=t, state=state, sw=sw)
+    _sbp_run(X, y[:, None], 0.2, draws[7:], t=t, state=state, sw=sw, on_gram=on_gram)
     np.testing.assert_allclose(state[0][:, 0], expected, rtol=0, atol=1e-10)
     assert state.scal[sbp.SBP_N_AVG, 0] == 8
     np.testing.assert_allclose(state[2][:, 0] / 8, state[0][:, 0], atol=1.0)  # sums, not junk
 
 
+@ON_GRAM
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("k", [1, 4])
-def test_minibatch_biased_sbp_steps_match_the_reference(k, weighted):
+def test_minibatch_biased_sbp_steps_match_the_reference(k, weighted, on_gram):
     """The two-level step (fit_intercept=True) against a ternary search over the budget."""
     X, y = make_binary(n=30, d=4, seed=37)
     K = pairwise_kernels(X, metric="rbf", gamma=0.7)
     sw = np.random.default_rng(4).integers(1, 4, 30) / 2.0 if weighted else np.ones(30)
     draws = np.random.default_rng(5).random((8, 1, 2 * k))
-    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7], biased=True, sw=sw)
+    t, _, state = _sbp_run(X, y[:, None], 0.2, draws[:7], biased=True, sw=sw,
+                           on_gram=on_gram)
     a = state.a[:, 0].copy()
     np.testing.assert_allclose(state.r[:, 0], K @ a, atol=1e-12)
     expected = naive.sbp_step_biased(K, y, a, t, 1.0, 30 * 0.2, draws[7, 0], sw)
-    _sbp_run(X, y[:, None], 0.2, draws[7:], biased=True, t=t, state=state, sw=sw)
+    _sbp_run(X, y[:, None], 0.2, draws[7:], biased=True, t=t, state=state, sw=sw,
+             on_gram=on_gram)
     np.testing.assert_allclose(state.a[:, 0], expected, rtol=0, atol=1e-10)
 
 
+@ON_GRAM
 @pytest.mark.parametrize("biased", [False, True])
-def test_joint_sbp_equals_separate_problems_on_the_same_draws(biased):
+def test_joint_sbp_equals_separate_problems_on_the_same_draws(biased, on_gram):
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
     Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
     draws = np.random.default_rng(5).random((40, 3, 8 if biased else 4))
-    _, _, joint = _sbp_run(X, Y, 0.05, draws, biased)
+    _, _, joint = _sbp_run(X, Y, 0.05, draws, biased, on_gram=on_gram)
     for c in range(3):
         _, _, alone = _sbp_run(X, Y[:, [c]].copy(), 0.05, np.ascontiguousarray(draws[:, [c]]),
-                               biased)
+                               biased, on_gram=on_gram)
         for got, want in zip(joint[:4], alone[:4]):
             np.testing.assert_allclose(got[:, c], want[:, 0], rtol=0,
                                        atol=1e-10 * max(1.0, np.abs(want).max()))
 
 
 @pytest.mark.parametrize("biased", [False, True])
-def test_sbp_never_draws_an_example_of_weight_zero(biased):
+def test_sbp_never_draws_an_example_of_weight_zero(biased, solver_path):
     X, y = make_binary(n=80, d=4, seed=7)
     sw = np.where(np.arange(80) % 4 == 0, 0.0, 1.0)
     model = SBPClassifier(0.2, gamma=0.5, n_iter=300, fit_intercept=biased, random_state=0)
@@ -491,15 +521,22 @@ def test_kernel_defaults_are_within_a_point_of_svc_defaults():
             assert model.score(Xt, yt) >= svc - 0.01, (type(model).__name__, svc)
 
 
-def test_sbp_from_C_estimates_nu_per_problem():
+@pytest.mark.parametrize("on_gram", [True, False], ids=["kernel-matrix", "engine"])
+def test_sbp_from_C_estimates_nu_per_problem(on_gram, monkeypatch):
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
+    if not on_gram:
+        monkeypatch.setattr(gram, "GRAM_ROWS", 0)
     model = SBPClassifier(C=10.0, n_iter=100, random_state=0).fit(X, y)
     assert model.nu_.shape == (3,) and model.nu_[0] == 0.0 and np.all(model.nu_[1:] > 0)  # setosa: separable
     assert model.score(X, y) > 0.9
     again = SBPClassifier(nu=model.nu_, n_iter=100, random_state=0).fit(X, y)  # one per problem
-    assert again.score(X, y) > 0.9 and again.n_kernel_evals_ < model.n_kernel_evals_
+    assert again.score(X, y) > 0.9
+    if on_gram:  # the estimate of nu reads the kernel matrix the SBP reads: counted once
+        assert again.n_kernel_evals_ == model.n_kernel_evals_ == len(y) ** 2
+    else:  # the estimate's pass costs kernel evaluations of its own
+        assert again.n_kernel_evals_ < model.n_kernel_evals_
     with pytest.raises(ValueError, match=r"Give either nu or C, not both"):
         SBPClassifier(nu=0.1, C=1.0).fit(X, y)
     with pytest.raises(ValueError, match=r"nu must be a finite float >= 0 or one per one-vs-rest "
@@ -507,6 +544,7 @@ def test_sbp_from_C_estimates_nu_per_problem():
         SBPClassifier(nu=[0.1, 0.2]).fit(X, y)
 
 
+@ENGINE_VARIANT_SLOW
 @pytest.mark.parametrize(
     "make",
     [
@@ -517,7 +555,7 @@ def test_sbp_from_C_estimates_nu_per_problem():
     ],
     ids=["kernel-pegasos", "sbp", "sbp-biased", "perceptron"],
 )
-def test_estimators_on_moons_dense_and_sparse(make):
+def test_estimators_on_moons_dense_and_sparse(make, solver_path):
     from sklearn.datasets import make_moons
     from sklearn.svm import SVC
 
@@ -670,3 +708,38 @@ def test_nu_from_svm_takes_a_fitted_binary_svc_and_refuses_a_one_vs_one_one():
     with pytest.raises(ValueError, match=r"one row of dual_coef_ per one-vs-rest problem \(3 "
                                          r"for 3 classes\); SVC's has 2"):
         nu_from_svm(SVC().fit(Xi, yi), Xi, yi)
+
+
+@pytest.mark.parametrize("layout", ["dense", "float32", "csr"])
+def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, monkeypatch):
+    """Up to GRAM_ROWS training rows every kernel estimator trains on the kernel matrix
+    (``_solvers.gram``) and predicts a small batch by NumPy: none of the engine's compiled
+    functions is called, so a fresh install's first fit compiles only the small solvers of
+    ``_numba/gram.py``, once for every kind of rows."""
+    import pegasos.kernel
+    from pegasos import DualSVC
+    from pegasos._numba import working_set as ws
+
+    def refuse(*args):
+        raise AssertionError("the blocked engine was called")
+
+    for module, name in [(kp, "kernel_pegasos_blocks"), (sbp, "sbp_blocks"), (blocks, "add"),
+                         (blocks, "fill_rows"), (kern, "kernel_diagonal"),
+                         (ws, "add_columns")]:
+        monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(pegasos.kernel, "row_sqnorms", refuse)
+    X, y = make_binary(n=120, d=5, density=0.7, seed=50)
+    y3 = np.arange(120) % 3
+    X = {"dense": X, "float32": X.astype(np.float32), "csr": sp.csr_matrix(X)}[layout]
+    for est, labels in [(KernelPegasosClassifier(random_state=0), y),
+                        (KernelPerceptron(random_state=0), y3),
+                        (SBPClassifier(random_state=0), y3),  # nu from C: a Pegasos pass
+                        (SBPClassifier(0.1, fit_intercept=False, random_state=0), y),
+                        (DualSVC(), y3), (DualSVC(start_epochs=1), y)]:
+        est.fit(X, labels).predict(X)
+    # rows enough for the engine's threads: the same solvers, the same one compile
+    big, labels = make_binary(n=engine.PARALLEL_ROWS + 10, d=5, seed=51)
+    SBPClassifier(n_iter=5, random_state=0).fit(big, labels)
+    KernelPegasosClassifier(n_iter=5, random_state=0).fit(big, labels)
+    for solver in (gram_numba.gram_pegasos_steps, gram_numba.gram_sbp_steps):
+        assert len(solver.signatures) == 1  # whatever the rows were

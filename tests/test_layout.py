@@ -34,4 +34,5 @@ def test_compiled_functions_are_small_and_take_few_parameters(name, node):
 
 def test_every_compiled_module_is_found():
     names = {name.split(".")[0] for name, _ in _compiled_functions()}
-    assert {"blocks", "kernel_pegasos", "sbp", "water_filling", "linear", "changes"} <= names
+    assert {"blocks", "kernel_pegasos", "sbp", "gram", "water_filling", "linear",
+            "changes"} <= names

@@ -12,6 +12,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
 from pegasos import DualSVC
+from pegasos._solvers import gram
 from pegasos._solvers import working_set as _ws
 
 from .naive import working_set_dual
@@ -33,7 +34,7 @@ def _targets(y):
 
 
 @pytest.mark.parametrize("classes, weights", [(3, False), (2, True), (4, True)])
-def test_equals_the_naive_working_set_iteration(classes, weights):
+def test_equals_the_naive_working_set_iteration(classes, weights, solver_path):
     """Given the same kernel values (a Gram matrix), the same iterates: the SMO paths
     of the two are chaotic (a 1e-16 change of one kernel value changed the second
     working set's solution by 0.2), so only equal inputs give equal iterates."""
@@ -189,6 +190,7 @@ def test_kernel_rows_take_the_engine_of_the_whole_training_set(monkeypatch):
 
     X, y = load_digits(return_X_y=True)
     X = X / 16
+    monkeypatch.setattr(gram, "GRAM_ROWS", 0)  # the engine, not the kernel matrix
     used = []
     fill_rows = blocks.fill_rows
     monkeypatch.setattr(blocks, "fill_rows",

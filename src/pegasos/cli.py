@@ -1008,9 +1008,11 @@ def _compile(args, parser):
     )
     from ._numba._jit import CACHE_DIR
     from ._solvers.engine import PARALLEL_ROWS
+    from ._solvers.gram import engine_only
 
+    # small sets train and predict on their kernel matrix; larger ones on the blocked
+    # engine, on threads from PARALLEL_ROWS rows, and a few rows predict in one thread
     inputs = _compile_inputs(40)
-    # from PARALLEL_ROWS rows the kernel engine runs on threads: compiled apart
     larger = _compile_inputs(PARALLEL_ROWS)
     # a short linear run draws fewer rows than there are (their norms are computed as drawn),
     # a long or checked one computes every row's norm at once: two compiled paths
@@ -1027,7 +1029,9 @@ def _compile(args, parser):
             for est in estimators:
                 est.fit(data, np.arange(data.shape[0]) % 2).predict(data)
                 if not isinstance(est, PegasosClassifier):
-                    est.fit(larger[kind], np.arange(PARALLEL_ROWS) % 2).predict(larger[kind])
+                    with engine_only():
+                        est.fit(larger[kind], np.arange(PARALLEL_ROWS) % 2).predict(larger[kind])
+                        est.predict(data)
         seconds = time.perf_counter() - tic
     summary = {"seconds": seconds, "compiled_functions": len(events), "cache": CACHE_DIR,
                "inputs": list(inputs), "estimators": sorted({type(e).__name__

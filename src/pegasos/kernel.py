@@ -65,6 +65,8 @@ from ._solvers.engine import (
     one_blas_thread,
     points,
 )
+from ._solvers.gram import kernel_matrix, use_gram
+from ._solvers.gram import sqnorms as gram_sqnorms
 from ._solvers.report import Report
 from .objective import DualityGap, best_multiple, feasible
 
@@ -217,25 +219,33 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         return binary_targets(self.classes_, y)
 
     def _setup(self, X, y):
-        """Classes, kernel arguments; the rows, their squared norms and the diagonal of K."""
+        """Classes, kernel arguments; the rows, their squared norms, the diagonal of K,
+        and K itself for a small training set (:func:`~pegasos._solvers.gram.use_gram`;
+        else None): the solvers then run on it, and compile once for every kind of rows."""
         classes = np.unique(y)
         check_two_classes(classes)
         self.classes_ = classes
         self.gamma_ = self._kernel_args(X).gamma
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
-        sqnorm = (
-            np.zeros(rows.n_rows)
-            if self.kernel == "precomputed"
-            else row_sqnorms(rows.kernel, rows.n_rows)
-        )
-        diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
+        gram = None
+        if self.kernel == "precomputed":
+            sqnorm = np.zeros(rows.n_rows)
+        elif use_gram(rows.n_rows):
+            sqnorm = gram_sqnorms(rows)
+        else:
+            sqnorm = row_sqnorms(rows.kernel, rows.n_rows)
+        if use_gram(rows.n_rows):
+            gram = kernel_matrix(rows, sqnorm, rows, sqnorm, self._kargs)
+            diag = np.diag(gram).copy()
+        else:
+            diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
         if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
             raise ValueError(
                 "The kernel overflows on this data: squared row norms or K(x, x) are not "
                 "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
             )
-        return rows, sqnorm, diag
+        return rows, sqnorm, diag, gram
 
     def _report(self, problem, t, done, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
@@ -445,7 +455,7 @@ class _ResponseSolver(_KernelClassifier):
     def _fit(self, X, y, sample_weight):
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
-        rows, sqnorm, diag = self._setup(X, y)
+        rows, sqnorm, diag, gram = self._setup(X, y)
         n = rows.n_rows
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         bias2 = self._bias2()
@@ -467,7 +477,7 @@ class _ResponseSolver(_KernelClassifier):
             ResponsePlan(k=plan.batch_size, lam=plan.lam, radius2=plan.radius2, mode=self._mode,
                          avg_start=plan.avg_start(1), max_cols=block_columns(rows.n_features)),
             plan.n_iter, IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])),
-            report,
+            report, gram,
         )
         coef = _kp.output(state)
         if not np.all(np.isfinite(coef)):
@@ -511,7 +521,12 @@ class KernelPegasosClassifier(_ResponseSolver):
     :math:`\|w\|^2` follows from the response and :math:`K(x_i, x_i)`, so the
     projection onto the ball of radius :math:`\sqrt{\bar s/\lambda}` is
     sound and cheap, and so is averaging the coefficients (lazily, O(1) per
-    violation).
+    violation).  A training set of at most 2,048 rows computes its whole
+    kernel matrix once (NumPy's BLAS) and steps on it, every response current
+    after each step: the same iterates up to rounding, and a first fit that
+    compiles in seconds (the solvers for larger sets, on the blocked engine,
+    compile once per kind of rows for 20-40 s; ``pegasos compile`` compiles
+    them ahead).
 
     Parameters
     ----------
@@ -581,7 +596,9 @@ class KernelPegasosClassifier(_ResponseSolver):
         The kernel coefficient used ("scale"/"auto" resolved as in SVC).
     n_kernel_evals_ : int
         Kernel evaluations during training (n per violation, summed over the
-        problems; the n diagonal values once).
+        problems; the n diagonal values once).  A training set of at most
+        2,048 rows computes its whole kernel matrix once, n^2 values, and the
+        solver then reads it: n^2.
 
     See Also
     --------
@@ -940,7 +957,7 @@ class SBPClassifier(_KernelClassifier):
         check_exclusive_params(self)
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
-        rows, sqnorm, diag = self._setup(X, y)
+        rows, sqnorm, diag, gram = self._setup(X, y)
         n = rows.n_rows
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
@@ -958,7 +975,9 @@ class SBPClassifier(_KernelClassifier):
         evals = 0
         if self.nu is None:  # from C, or from the default C = 1
             nu, evals = _kp.nu_from_one_pass(self.C, rows, sqnorm, diag, Y, self._kargs,
-                                             plan.seeds[0], sw)
+                                             plan.seeds[0], sw, gram)
+            if gram is not None:
+                evals -= gram.size  # the kernel matrix, counted by the SBP's run below
         else:
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
@@ -968,7 +987,8 @@ class SBPClassifier(_KernelClassifier):
             rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
             SBPPlan(radius=radius, biased=bool(self.fit_intercept), avg_start=plan.avg_start(1),
                     max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
-            plan.n_iter, plan.seeds[0], plan.batch_size, self._sbp_report(Y, budgets, sw))
+            plan.n_iter, plan.seeds[0], plan.batch_size, self._sbp_report(Y, budgets, sw),
+            gram)
         self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)
         self.n_iter_ = int(plan.n_iter)

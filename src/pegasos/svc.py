@@ -146,11 +146,15 @@ class DualSVC(_KernelClassifier):
         Iterations (working sets), summed over the pairs of classes.
     n_kernel_columns_ : int
         Kernel columns computed (each as long as its problem's rows: n, or the
-        two classes' rows of a pair), shared by the one-vs-rest problems.
+        two classes' rows of a pair), shared by the one-vs-rest problems.  A
+        training set of at most 2,048 rows computes its whole kernel matrix
+        once instead, and reads the columns from it: 0 with the whole matrix,
+        the pairs' columns copied out of it with one-vs-one.
     n_kernel_evals_ : int
-        The columns' kernel values plus the n diagonal values, plus the start's
-        (kernel Pegasos' evaluations, its support vectors against themselves
-        and every row against them).
+        The columns' kernel values plus the n diagonal values (or the n^2
+        values of the kernel matrix), plus the start's (kernel Pegasos'
+        evaluations, its support vectors against themselves and every row
+        against them).
     violation_ : ndarray of shape (n_problems,)
         Each problem's (one per pair, or per one-vs-rest class, or one for two
         classes) largest violation of the optimality conditions at the end.
@@ -219,7 +223,7 @@ class DualSVC(_KernelClassifier):
         __FIT_PARAMETERS__
         """
         X, y = self._validate_xy(X, y, reset=True)
-        rows, sqnorm, _ = self._setup(X, y)
+        rows, sqnorm, _, gram = self._setup(X, y)
         n = rows.n_rows
         bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
         if self.multi_class == "ovo" and len(self.classes_) > 2:
@@ -231,9 +235,10 @@ class DualSVC(_KernelClassifier):
                 problems.append((keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None]))
         else:
             problems = [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
-        solved, seconds, evals = [], 0.0, n  # the kernel's diagonal, once
+        # the kernel's diagonal, or the kernel matrix of a small training set, once
+        solved, seconds, evals = [], 0.0, n if gram is None else gram.size
         for p, (keep, Y) in enumerate(problems):
-            result, cost = self._solve(X, y, keep, Y, bounds, rows, sqnorm,
+            result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
                                        (p, len(problems), seconds))
             solved.append(result)
             seconds += result.seconds
@@ -265,15 +270,20 @@ class DualSVC(_KernelClassifier):
             self._set_one_vs_one(X, y, problems, solved)
         return self._fit_probability(X, y, sample_weight)
 
-    def _solve(self, X, y, keep, Y, bounds, rows, sqnorm, position):
+    def _solve(self, X, y, keep, Y, bounds, prepared, position):
         """Solve the problems ``Y`` on the rows ``keep`` of X (all when None): the
         :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations
-        (of the start and the columns).  ``position``: (the first problem's number,
-        the number of problems, seconds before) for the callback's reports."""
+        (of the start and the columns).  ``prepared``: :meth:`_setup`'s rows, squared
+        norms and kernel matrix (or None) of all of X.  ``position``: (the first
+        problem's number, the number of problems, seconds before) for the callback's
+        reports."""
+        rows, sqnorm, gram = prepared
         if keep is not None:
             X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
             (compact,) = compact_columns(X)
             rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
+            if gram is not None:  # the pair's rows of the matrix, read as columns are needed
+                gram = (gram, keep)
         n = rows.n_rows
         q = min(int(self.working_set_size), n)
         itemsize = np.dtype(dtype_of(rows)).itemsize
@@ -304,10 +314,12 @@ class DualSVC(_KernelClassifier):
         if self.start_epochs > 0:
             labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
             start, start_evals = self._start(X, labels, Y, bounds)
-        result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start)
+        result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
+                         gram)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
-        return result, int(result.columns) * n + start_evals
+        # columns read from the kernel matrix cost no evaluation: fit() counted the matrix
+        return result, (int(result.columns) * n if gram is None else 0) + start_evals
 
     def _set_one_vs_one(self, X, y, problems, solved):
         """SVC's one-vs-one attributes: the support vectors grouped by class, and

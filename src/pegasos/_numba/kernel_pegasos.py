@@ -129,7 +129,7 @@ def _violators(batch, data, chunk, scal, mode, step_size, changes):
 
 
 @njit(inline="always")
-def _shrink(t, state):
+def shrink(t, state):
     """Pegasos' (1 - 1/t) on every problem; t = 1 starts from w = 0."""
     a, g, u, scal = state
     shrink = 1.0 - 1.0 / t
@@ -176,7 +176,7 @@ def _project(c, w2, plan, state):
 
 
 @njit(inline="always")
-def _finish_step(t, c, w2, plan, state):
+def finish_step(t, c, w2, plan, state):
     """Problem c after its step: overflow, projection, rescaling, averaging.
 
     Returns the factor by which a rescaling multiplied a[:, c] and g[:, c]
@@ -376,7 +376,7 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
         step_size = 1.0 / (plan.lam * k) / t if plan.mode == PEGASOS else 1.0
         count = _violators(batch, data, chunk, scal, plan.mode, step_size, changes)
         if plan.mode == PEGASOS:
-            _shrink(t, state)
+            shrink(t, state)
             if t == 1:  # w = 0: the chunk's responses and changes go with it
                 chunk.gl[:] = 0.0
                 chunk.pending[:] = 0.0
@@ -387,6 +387,6 @@ def kernel_pegasos_blocks(data, kern, plan, state, chunk, idx, t):
             evals += _new_columns(points, kern, max_cols, members, chunk)
             _chunk_step(members, changes.coef_w[:count], w2_new, state, chunk)
         for c in range(scal.shape[1]):
-            _rescale(c, _finish_step(t, c, w2_new[c], plan, state), chunk)
+            _rescale(c, finish_step(t, c, w2_new[c], plan, state), chunk)
         t += 1
     return t, evals

@@ -204,33 +204,47 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     ``bias2``), ``plan`` (:class:`SBPPlan`), ``state`` (:class:`SBPState`,
     updated in place).  Returns (t after the last step, kernel evaluations).
     """
-    a, r, a_sum, r_sum, scal = state
     n, n_problems = data.Y.shape
-    per = draws.shape[2]
-    changes = new_changes(n, per * n_problems, n_problems)
+    changes = new_changes(n, draws.shape[2] * n_problems, n_problems)
     scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n))
     evals = 0
     for step in range(draws.shape[0]):
-        eta = 1.0 / (plan.radius * math.sqrt(t))
-        count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
-        for c in range(n_problems):
-            if plan.biased:
-                count = _draw_biased(c, eta, data, r, draws[step, c], changes, scratch, count)
-            else:
-                count = _draw_unbiased(c, eta, data, r, draws[step, c], changes, scratch, count)
+        count = draw_all(t, data, plan, state.r, draws[step], changes, scratch)
         clear(changes, count)
-        w2 = scal[SBP_W2].copy()
+        w2 = state.scal[SBP_W2].copy()
         evals += _add_draws(data.points, kern, plan, changes.members[:count],
                             changes.coef_w[:count], w2, state)
-        for c in range(n_problems):
-            scal[SBP_W2, c] = _project_unit_ball(c, w2[c], a, r)
-            if t >= plan.avg_start:
-                for j in range(n):
-                    a_sum[j, c] += a[j, c]
-                    r_sum[j, c] += r[j, c]
-                scal[SBP_N_AVG, c] += 1.0
+        finish_all(t, plan, w2, state)
         t += 1
     return t, evals
+
+
+@njit(inline="always")
+def draw_all(t, data, plan, r, uniforms, changes, scratch):
+    """Every problem's draws of step t (``uniforms[c]``: problem c's), merged by
+    example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count."""
+    eta = 1.0 / (plan.radius * math.sqrt(t))
+    count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
+    for c in range(data.Y.shape[1]):
+        if plan.biased:
+            count = _draw_biased(c, eta, data, r, uniforms[c], changes, scratch, count)
+        else:
+            count = _draw_unbiased(c, eta, data, r, uniforms[c], changes, scratch, count)
+    return count
+
+
+@njit(inline="always")
+def finish_all(t, plan, w2, state):
+    """After step t's draws are added (``w2``: every problem's new ||w||^2): each iterate
+    projected onto the unit ball and, from ``plan.avg_start``, summed into the average."""
+    a, r, a_sum, r_sum, scal = state
+    for c in range(scal.shape[1]):
+        scal[SBP_W2, c] = _project_unit_ball(c, w2[c], a, r)
+        if t >= plan.avg_start:
+            for j in range(a.shape[0]):
+                a_sum[j, c] += a[j, c]
+                r_sum[j, c] += r[j, c]
+            scal[SBP_N_AVG, c] += 1.0
 
 
 @njit(inline="always")

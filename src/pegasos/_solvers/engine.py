@@ -12,6 +12,7 @@ from .._numba import blocks as _blocks
 from .._numba.kernels import Points
 from .._numba.linear import row_sqnorms
 from .._rows import check_array
+from . import gram as _gram
 
 #: Reports to ``callback`` per fit (the fit is the same with or without).
 REPORTS = 20
@@ -121,7 +122,10 @@ def decision_values(rows_x, rows_sv, coef, kern):
     :data:`BLOCK_BYTES`), and each such block is one call of the engine
     (:func:`engine_for` the test rows: :func:`~pegasos._numba.blocks.add_gathered`
     or ``add_tiles``) with the test rows as X: the function a fit compiles for
-    rows of this kind, so a first prediction compiles nothing new.
+    rows of this kind, so a first prediction compiles nothing new.  A prediction of
+    at most :data:`~.gram.PREDICT_ENTRIES` kernel values (test rows x support vectors)
+    is computed by NumPy's matrix products instead (:func:`.gram.decision_values`):
+    nothing compiled, so a small fit's first prediction does not wait for the compiler.
     """
     if rows_x.n_features != rows_sv.n_features:
         raise ValueError(f"X has {rows_x.n_features} features but the support vectors have "
@@ -130,6 +134,8 @@ def decision_values(rows_x, rows_sv, coef, kern):
         raise ValueError(f"X is {dtype_of(rows_x)} but the support vectors are "
                          f"{dtype_of(rows_sv)}.")
     check_array("dual_coef_", coef, (None, rows_sv.n_rows))
+    if rows_x.n_rows * rows_sv.n_rows <= _gram.PREDICT_ENTRIES:
+        return _gram.decision_values(rows_x, rows_sv, coef, kern)
     out = np.zeros((rows_x.n_rows, coef.shape[0]))
     x = points(rows_x, row_sqnorms(rows_x.kernel, rows_x.n_rows))
     sv_sqnorm = row_sqnorms(rows_sv.kernel, rows_sv.n_rows)

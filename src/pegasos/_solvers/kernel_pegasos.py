@@ -6,7 +6,9 @@ import math
 import numpy as np
 
 from .._base import NEVER, resolve_lam
+from .._numba import gram as _gram
 from .._numba import kernel_pegasos as _kp
+from .._numba.gram import GramData
 from .._numba.kernel_pegasos import ResponseData, ResponsePlan, ResponseState
 from .._rows import check_array, check_draws, check_per_row
 from .._sampling import IndexStream
@@ -40,15 +42,18 @@ def output(state):
     return out
 
 
-def run(rows, data, kern, plan, T, stream, report=None):
+def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     """T iterations of :func:`~pegasos._numba.kernel_pegasos.kernel_pegasos_blocks` from w = 0.
 
     ``rows`` (:class:`~pegasos._rows.Rows`), ``data`` a
     :class:`~pegasos._numba.kernel_pegasos.ResponseData` whose ``points`` are
     those rows, ``kern`` and ``plan`` as that function takes them; ``stream``
     gives the draws; ``report(t, done, evals, seconds, state)`` is called
-    about :data:`~.engine.REPORTS` times when given.  Returns (state, evals):
-    the :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
+    about :data:`~.engine.REPORTS` times when given.  With ``gram``, the
+    rows' kernel matrix (n, n) without ``bias2`` (:mod:`.gram`), the steps are
+    :func:`~pegasos._numba.gram.gram_pegasos_steps`' on it, and its n^2
+    entries are the kernel evaluations.  Returns (state, evals): the
+    :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
     """
     n, n_problems = rows.n_rows, data.Y.shape[1]
     check_per_row(rows, squared_norms=data.points.sqnorm, kernel_diagonal=data.diag,
@@ -57,6 +62,8 @@ def run(rows, data, kern, plan, T, stream, report=None):
     state = ResponseState(*(np.zeros((n, n_problems)) for _ in range(3)),
                           scal=np.zeros((_kp.N_SCALARS, n_problems)))
     state.scal[_kp.S] = 1.0
+    if gram is not None:
+        return state, _run_gram(gram, data, kern, plan, T, stream, report, state)
     chunk = new_chunk(n, n_problems, plan.k, plan.max_cols)
     per_chunk = chunk_steps(plan.k, plan.max_cols)
     engine = engine_for(n)
@@ -79,6 +86,22 @@ def run(rows, data, kern, plan, T, stream, report=None):
     return state, evals
 
 
+def _run_gram(gram, data, kern, plan, T, stream, report, state):
+    """:func:`run`'s iterations on the kernel matrix ``gram``; returns the kernel evaluations."""
+    n = gram.shape[0]
+    check_array("the kernel matrix", gram, (n, n))
+    K = GramData(gram + kern.bias2 if kern.bias2 else gram, data.Y, data.sw)
+
+    def step(steps, t):
+        idx = stream.take(steps * plan.k)
+        check_draws(idx, n)
+        return _gram.gram_pegasos_steps(K, plan, state, idx, t), 0
+
+    return n * n + run_calls(T, plan.k, step, state.scal, None if report is None else
+                             lambda t, done, evals, seconds: report(t, done, n * n + evals,
+                                                                    seconds, state))
+
+
 def flush(engine, points, kern, max_cols, g, chunk):
     """The chunk's pending changes into every row's responses ``g``, by kernel blocks of
     at most ``max_cols`` columns (the engine's :func:`~.engine.add_block`); empties the
@@ -93,14 +116,15 @@ def flush(engine, points, kern, max_cols, g, chunk):
     return g.shape[0] * n_cols
 
 
-def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw):
+def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw, gram=None):
     """Each problem's SBP nu for ``C`` (None: 1): one pass of kernel Pegasos (no intercept).
 
     nu = L / ||w|| (the SVM solution of lambda has average slack L / ||w|| in
     margin units) for its last iterate w: the weighted mean hinge loss L
     (weights ``sw``) from the responses and ||w||^2 from the solver's state,
     so the estimate costs the pass's kernel evaluations and nothing more.
-    ``kern`` without ``bias2``.  Returns (nu per problem, kernel evaluations).
+    ``kern`` without ``bias2``; ``gram`` the kernel matrix, if the fit has one
+    (:func:`run`).  Returns (nu per problem, kernel evaluations).
     """
     n = rows.n_rows
     lam = resolve_lam(None, C, n)  # C = None: DEFAULT_C
@@ -110,6 +134,7 @@ def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw):
     state, evals = run(
         rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan,
         max(1, math.ceil(n / k)), IndexStream("permutation", n, np.random.default_rng(seed)),
+        gram=gram,
     )
     hinge = np.average(np.maximum(0.0, 1.0 - Y * (state.scal[_kp.S] * state.g)), axis=0,
                        weights=sw)

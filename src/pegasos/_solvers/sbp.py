@@ -3,6 +3,8 @@ and the output model of its state."""
 
 import numpy as np
 
+from .._numba import blocks as _blocks
+from .._numba import gram as _gram
 from .._numba import sbp as _sbp
 from .._numba import water_filling as _wf
 from .._numba.sbp import SBPState
@@ -10,7 +12,7 @@ from .._rows import check_array, check_per_row
 from .engine import run_calls
 
 
-def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None):
+def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None):
     """``n_iter`` iterations of :func:`~pegasos._numba.sbp.sbp_blocks` from w = 0.
 
     ``rows`` (:class:`~pegasos._rows.Rows`), ``data`` a
@@ -18,7 +20,10 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None):
     ``kern`` and ``plan`` as that function takes them; the draws come from
     ``seed``, ``batch_size`` per problem (twice that with a bias);
     ``report(t, done, evals, seconds, state)`` is called about
-    :data:`~.engine.REPORTS` times when given.  Returns (state, evals): the
+    :data:`~.engine.REPORTS` times when given.  With ``gram``, the rows'
+    kernel matrix (n, n) (:mod:`.gram`), the steps are
+    :func:`~pegasos._numba.gram.gram_sbp_steps`' on it, and its n^2 entries
+    are the kernel evaluations.  Returns (state, evals): the
     :class:`~pegasos._numba.sbp.SBPState`.
     """
     n, n_problems = rows.n_rows, data.Y.shape[1]
@@ -30,13 +35,22 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None):
     rng = np.random.default_rng(seed)
     per = 2 * batch_size if plan.biased else batch_size
 
+    first = 0
+    if gram is not None:
+        check_array("the kernel matrix", gram, (n, n))
+        first, on_gram = n * n, data._replace(points=gram)
+        gram_plan = plan._replace(engine=_blocks.SERIAL)  # unused there: one type, one compile
+
     def step(steps, t):
         draws = rng.random((steps, n_problems, per))
+        if gram is not None:
+            return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t), 0
         return _sbp.sbp_blocks(data, kern, plan, state, draws, t)
 
-    evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
-                      else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
-    return state, evals
+    evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None else
+                      lambda t, done, evals, seconds: report(t, done, first + evals, seconds,
+                                                             state))
+    return state, first + evals
 
 
 def output(state, c, target, sw, budget, biased):

@@ -169,13 +169,23 @@ def objectives(Y, C, state, intercept):
 class _Columns:
     """Kernel columns kept as contiguous rows of ``store`` (slots, n), in the rows' dtype:
     the working set's (``ws``: its store slots, oldest first) and, in the other slots,
-    the most recently used of the rest, so that a row chosen again costs nothing."""
+    the most recently used of the rest, so that a row chosen again costs nothing.  With
+    the kernel matrix of all n rows the store is that matrix (row i in slot i), and no
+    column is computed or copied."""
 
-    def __init__(self, n, q, slots, dtype, engine):
+    def __init__(self, n, q, slots, dtype, engine, gram=None):
         self.engine = engine
-        self.store = np.empty((slots, n), dtype)
-        self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
-        self.row_of = np.full(slots, -1, np.int64)
+        # the kernel matrix of a small training set and the rows of it that these n rows
+        # are (None: all), or None
+        self.gram = gram if gram is None or isinstance(gram, tuple) else (gram, None)
+        if self.gram is not None and self.gram[1] is None:  # every column kept already
+            self.store, slots = self.gram[0], n
+            self.slot_of = np.arange(n, dtype=np.int64)
+            self.row_of = np.arange(n, dtype=np.int64)
+        else:
+            self.store = np.empty((slots, n), dtype)
+            self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
+            self.row_of = np.full(slots, -1, np.int64)
         self.used = np.zeros(slots, np.int64)  # when each slot was last brought in
         self.ws = np.empty(0, np.int64)
         self.q = q
@@ -202,8 +212,12 @@ class _Columns:
             victims = free[_oldest(self.used[free], missed.size)]
             gone = self.row_of[victims]
             self.slot_of[gone[gone >= 0]] = -1
-            with one_blas_thread():
-                _blocks.fill_rows(self.engine, points, missed, kern, self.store, victims)
+            if self.gram is not None:  # one pair of classes' rows of the whole matrix
+                matrix, rows = self.gram
+                self.store[victims] = matrix[np.ix_(rows[missed], rows)]
+            else:
+                with one_blas_thread():
+                    _blocks.fill_rows(self.engine, points, missed, kern, self.store, victims)
             self.row_of[victims] = missed
             self.slot_of[missed] = victims
             self.computed += missed.size
@@ -219,7 +233,11 @@ class _Columns:
         """F += K(X, working set) @ delta, over the rows whose delta is not zero (F is
         the transpose of a C-ordered (problems, n) array)."""
         moved = np.flatnonzero(np.any(delta != 0.0, axis=1))
-        if moved.size:
+        if self.gram is not None:  # small: NumPy, nothing compiled; add_columns' sums
+            Ft = F.T
+            for r in moved:
+                Ft += delta[r][:, None] * self.store[self.ws[r]]
+        elif moved.size:
             _ws.add_columns(self.store, self.ws[moved], np.ascontiguousarray(delta[moved]), F.T)
 
 
@@ -252,7 +270,7 @@ def start_from(coef, Y, C, products):
     return a, F
 
 
-def run(points, kern, Y, C, plan, report=None, start=None):
+def run(points, kern, Y, C, plan, report=None, start=None, gram=None):
     """Solve every problem's dual to ``plan.tol``; returns a :class:`Result`.
 
     ``points`` (:class:`~pegasos._numba.kernels.Points`), ``kern`` (without
@@ -260,7 +278,10 @@ def run(points, kern, Y, C, plan, report=None, start=None):
     ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or None
     for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
     called after iterations 1, 2, 4, 8, ... when given (an accuracy curve on a
-    log scale for the cost of a few decision functions).
+    log scale for the cost of a few decision functions).  ``gram``: the rows' kernel
+    matrix (n, n) float64 for a small training set (:mod:`.gram`), or a pair (a larger
+    kernel matrix, the rows of it these are), from which the columns are then copied
+    instead of computed; None: the engine computes them.
     """
     n, n_problems = Y.shape
     q = min(plan.q, n)
@@ -268,8 +289,8 @@ def run(points, kern, Y, C, plan, report=None, start=None):
     if start is None:
         start = WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
     state = start
-    ws = _Columns(n, q, q + min(plan.new, q) + plan.cache_rows, dtype_of(points.rows),
-                  plan.engine)
+    ws = _Columns(n, q, q + min(plan.new, q) + plan.cache_rows,
+                  dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram)
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner)
     it, steps, seconds = 0, 0, 0.0
     while True:

@@ -1,0 +1,190 @@
+"""Small problems on a precomputed kernel matrix (:mod:`pegasos._numba.gram`).
+
+A training set of at most :data:`GRAM_ROWS` rows is trained on its kernel
+matrix, computed once here with NumPy's (or SciPy's) matrix products, and a
+prediction of at most :data:`PREDICT_ENTRIES` kernel values is computed the
+same way.
+The blocked engine (:mod:`pegasos._numba.blocks`) is compiled once per kind
+of rows (dense or CSR, float64 or float32) and engine, and its solvers link the
+kernel computation in: a first fit on a fresh install compiled for 15-30 s.
+The solvers on the matrix read one float64 array whatever the rows are, and
+compile once per install in a few seconds; prediction here compiles nothing.
+
+The kernel values follow the engine's formulas: inner products in the rows'
+dtype (float32 rows multiplied in float32, as the engine's ``sgemm``), widened
+to float64, then the kernel's transform from float64 squared norms.  The
+models equal the engine's up to rounding, not bit for bit.
+"""
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from .._numba.kernels import LINEAR, POLY, PRECOMPUTED, RBF
+
+#: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
+#: 32 MiB matrix.  Measured on digits (1,797 x 64, 10 classes, 2 cores) and on 2,000
+#: rows of a9a: see BENCHMARKS.md section 11.
+GRAM_ROWS = 2048
+
+#: Predictions of at most this many kernel values (test rows x support vectors) are
+#: computed here, larger ones by the engine: 2^22 values cost tens of milliseconds
+#: here (the engine, compiled, is 2-4x faster on them; BENCHMARKS.md section 11).
+PREDICT_ENTRIES = 1 << 22
+
+#: Kernel values per block: each block (a fixed range of rows, whatever the number of
+#: threads) is computed and transformed while it is in the cache, blocks in parallel.
+BLOCK_ENTRIES = 1 << 17
+
+#: Sparse rows of at most this many entries (rows x features) are multiplied densely.
+DENSE_ENTRIES = 1 << 22
+
+
+def use_gram(n_rows):
+    """Whether a training set of ``n_rows`` rows trains on its kernel matrix: at most
+    :data:`GRAM_ROWS`."""
+    return n_rows <= GRAM_ROWS
+
+
+@contextlib.contextmanager
+def engine_only():
+    """Every fit and prediction inside runs on the blocked engine, however small
+    (:data:`GRAM_ROWS` and :data:`PREDICT_ENTRIES` are 0 meanwhile): ``pegasos compile``
+    compiles the engine's paths on small inputs with it.  Not thread-safe: it sets
+    module settings."""
+    global GRAM_ROWS, PREDICT_ENTRIES
+    saved = GRAM_ROWS, PREDICT_ENTRIES
+    GRAM_ROWS = PREDICT_ENTRIES = 0
+    try:
+        yield
+    finally:
+        GRAM_ROWS, PREDICT_ENTRIES = saved
+
+
+def _matrix(rows):
+    """Prepared rows (:class:`~pegasos._rows.Rows`) as a NumPy array, or as a SciPy CSR
+    matrix over the same arrays; a CSR set of at most :data:`DENSE_ENTRIES` entries
+    dense (its products by BLAS: SciPy's sparse product of two small sets that make a
+    dense kernel matrix took 2-3x the fit, measured on digits)."""
+    if isinstance(rows.kernel, np.ndarray):
+        return rows.kernel
+    data, indices, indptr = rows.kernel
+    X = sp.csr_matrix((data, indices, indptr), shape=(rows.n_rows, rows.n_features))
+    return X.toarray() if rows.n_rows * rows.n_features <= DENSE_ENTRIES else X
+
+
+def sqnorms(rows):
+    """Every row's squared norm in float64 (what ``row_sqnorms`` computes, by NumPy)."""
+    X = _matrix(rows)
+    if sp.issparse(X):
+        squares = X.multiply(X).astype(np.float64)
+        return np.asarray(squares.sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
+def kernel_matrix(rows_a, sq_a, rows_b, sq_b, kern):
+    """K(A, B) in float64, (n_a, n_b), without ``bias2``.
+
+    ``rows_a``, ``rows_b``: prepared rows of one dtype and width;
+    ``sq_a``, ``sq_b`` their squared norms; ``kern`` a
+    :class:`~pegasos._numba.kernels.Kernel`.  With ``PRECOMPUTED`` the rows
+    of A are the training Gram matrix, where K(x_i, x_j) is the entry [j, i]
+    (as the engine reads it), and B is not read: the result is A transposed.
+    Overflow gives inf or NaN without a warning, as in the engine: the
+    estimators' checks of the kernel diagonal, the coefficients and the
+    scores name it.
+    """
+    A = _matrix(rows_a)
+    if kern.code == PRECOMPUTED:
+        return np.ascontiguousarray(A.T, dtype=np.float64)
+    if rows_b is rows_a:  # a training set's own matrix: K(x_i, x_j) computed once for i <= j
+        return _symmetric(A, sq_a, kern)
+    Bt = _matrix(rows_b).T
+    out = np.empty((rows_a.n_rows, rows_b.n_rows))
+
+    def block(lo, hi):
+        out[lo:hi] = _transform(A[lo:hi] @ Bt, sq_a[lo:hi], sq_b, kern)
+
+    _by_blocks(rows_a.n_rows, rows_b.n_rows, block)
+    return out
+
+
+def _symmetric(A, sq, kern):
+    """K(A, A): each block of rows lo..hi-1 against the rows from lo on, written to its
+    rows and, transposed, to its columns (half the products and kernel transforms; the
+    result is exactly symmetric)."""
+    n = A.shape[0]
+    out = np.empty((n, n))
+
+    def block(lo, hi):
+        part = _transform(A[lo:hi] @ A[lo:].T, sq[lo:hi], sq[lo:], kern)
+        out[lo:hi, lo:] = part
+        out[hi:, lo:hi] = part[:, hi - lo:].T
+
+    _by_blocks(n, n, block)
+    return out
+
+
+def decision_values(rows_x, rows_sv, coef, kern):
+    """``(coef @ (K(SV, X) + bias2)).T``, (n_x, n_problems): what the engine's prediction
+    (``engine.decision_values``) computes, block by block of test rows."""
+    sq_x, sq_sv = sqnorms(rows_x), sqnorms(rows_sv)
+    X, SVt = _matrix(rows_x), _matrix(rows_sv).T
+    out = np.empty((rows_x.n_rows, coef.shape[0]))
+    coef_t = coef.T
+
+    def block(lo, hi):
+        K = _transform(X[lo:hi] @ SVt, sq_x[lo:hi], sq_sv, kern)
+        if kern.bias2 != 0.0:
+            K += kern.bias2
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[lo:hi] = K @ coef_t
+
+    _by_blocks(rows_x.n_rows, rows_sv.n_rows, block)
+    return out
+
+
+def _by_blocks(n_rows, n_cols, work):
+    """``work(lo, hi)`` for fixed blocks of rows of about :data:`BLOCK_ENTRIES` values,
+    in parallel on Numba's number of threads (NumPy and BLAS release the GIL), BLAS at
+    one thread meanwhile; the first error is raised."""
+    from .engine import one_blas_thread  # engine imports this module
+
+    per = max(1, BLOCK_ENTRIES // max(n_cols, 1))
+    starts = range(0, n_rows, per)
+    threads = min(numba.get_num_threads(), len(starts))
+    with one_blas_thread():
+        if threads <= 1:
+            for lo in starts:
+                work(lo, min(n_rows, lo + per))
+            return
+        with ThreadPoolExecutor(threads) as pool:
+            for done in [pool.submit(work, lo, min(n_rows, lo + per)) for lo in starts]:
+                done.result()
+
+
+def _transform(products, sq_a, sq_b, kern):
+    """Inner products (dense or sparse, in the rows' dtype) as the kernel's float64 values,
+    by the engine's formulas."""
+    out = products.toarray() if sp.issparse(products) else np.asarray(products)
+    out = out.astype(np.float64, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kern.code == RBF:
+            out *= -2.0
+            out += sq_a[:, None]
+            out += sq_b[None, :]
+            np.maximum(out, 0.0, out=out)
+            out *= -kern.gamma
+            np.exp(out, out=out)
+        elif kern.code == POLY:
+            out *= kern.gamma
+            out += kern.coef0
+            out **= kern.degree
+        elif kern.code != LINEAR:
+            out *= kern.gamma
+            out += kern.coef0
+            np.tanh(out, out=out)
+    return out
