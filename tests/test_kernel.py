@@ -102,8 +102,10 @@ def test_kernel_column_and_blocks_match_pairwise_kernels(name, kw, sparse, dtype
     # or (DENSE_ENTRIES 0) multiplied as sparse matrices
     for dense_entries in (gram.DENSE_ENTRIES, 0):
         monkeypatch.setattr(gram, "DENSE_ENTRIES", dense_entries)
-        np.testing.assert_allclose(gram.kernel_matrix(rows, sq, rows, sq, _args(name, kw)),
-                                   ref, **tol)
+        own_sq, matrix = gram.training_matrix(rows, _args(name, kw))
+        np.testing.assert_allclose(own_sq, sq, **tol)
+        np.testing.assert_allclose(matrix, ref, **tol)
+        np.testing.assert_allclose(matrix, matrix.T, rtol=0, atol=1e-15)  # mirrored
 
 
 @ENGINE_VARIANT_SLOW
@@ -385,7 +387,7 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=Fa
     args = kern.Kernel(kern.RBF, 0.7, 0.0, 3)
     plan = sbp.SBPPlan(1.0, biased, 1, 1000, blocks.SERIAL)
     if on_gram:
-        K = gram.kernel_matrix(rows, sq, rows, sq, args)
+        _, K = gram.training_matrix(rows, args)
         t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t)
         return t, None, state
     t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t)

@@ -65,8 +65,7 @@ from ._solvers.engine import (
     one_blas_thread,
     points,
 )
-from ._solvers.gram import kernel_matrix, use_gram
-from ._solvers.gram import sqnorms as gram_sqnorms
+from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
 from .objective import DualityGap, best_multiple, feasible
 
@@ -229,16 +228,12 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
         gram = None
-        if self.kernel == "precomputed":
-            sqnorm = np.zeros(rows.n_rows)
-        elif use_gram(rows.n_rows):
-            sqnorm = gram_sqnorms(rows)
-        else:
-            sqnorm = row_sqnorms(rows.kernel, rows.n_rows)
         if use_gram(rows.n_rows):
-            gram = kernel_matrix(rows, sqnorm, rows, sqnorm, self._kargs)
+            sqnorm, gram = training_matrix(rows, self._kargs)
             diag = np.diag(gram).copy()
         else:
+            sqnorm = (np.zeros(rows.n_rows) if self.kernel == "precomputed"
+                      else row_sqnorms(rows.kernel, rows.n_rows))
             diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
         if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
             raise ValueError(
@@ -463,12 +458,13 @@ class _ResponseSolver(_KernelClassifier):
         if self._mode == _kp.PEGASOS:
             self.lam_ = plan.lam
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
+        first = 0 if gram is None else gram.size  # the kernel matrix's values, if any
         report = None
         if self.callback is not None:
             def report(t, done, evals, seconds, state):
                 coef = _kp.output(state)
                 for c in range(Y.shape[1]):
-                    self._report(c, t - 1, done, evals, seconds, coef[:, c],
+                    self._report(c, t - 1, done, first + evals, seconds, coef[:, c],
                                  bias2 * coef[:, c].sum())
 
         state, evals = _kp.run(
@@ -485,7 +481,7 @@ class _ResponseSolver(_KernelClassifier):
                 "Floating-point overflow in the coefficients. Scale the input or increase lam."
             )
         self._set_support(X, y, coef.T, bias2 * coef.sum(axis=0))
-        self.n_kernel_evals_ = int(evals)
+        self.n_kernel_evals_ = int(first + evals)
         self.n_iter_ = int(plan.n_iter)
         return self._fit_probability(X, y, sample_weight)
 
@@ -972,12 +968,12 @@ class SBPClassifier(_KernelClassifier):
             batch_size=self.batch_size, average=self.average, radius2=0.0,
             random_state=self.random_state, n_problems=1, default=("epochs", 1.0),
         )
-        evals = 0
+        matrix = 0 if gram is None else gram.size  # the kernel matrix's values, if any
+        evals = matrix
         if self.nu is None:  # from C, or from the default C = 1
-            nu, evals = _kp.nu_from_one_pass(self.C, rows, sqnorm, diag, Y, self._kargs,
+            nu, spent = _kp.nu_from_one_pass(self.C, rows, sqnorm, diag, Y, self._kargs,
                                              plan.seeds[0], sw, gram)
-            if gram is not None:
-                evals -= gram.size  # the kernel matrix, counted by the SBP's run below
+            evals += spent
         else:
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
@@ -987,22 +983,23 @@ class SBPClassifier(_KernelClassifier):
             rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
             SBPPlan(radius=radius, biased=bool(self.fit_intercept), avg_start=plan.avg_start(1),
                     max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
-            plan.n_iter, plan.seeds[0], plan.batch_size, self._sbp_report(Y, budgets, sw),
-            gram)
+            plan.n_iter, plan.seeds[0], plan.batch_size,
+            self._sbp_report(Y, budgets, sw, matrix), gram)
         self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)
         self.n_iter_ = int(plan.n_iter)
         return self._fit_probability(X, y, sample_weight)
 
-    def _sbp_report(self, Y, budgets, sw):
-        """The callback's reporter for :func:`pegasos._solvers.sbp.run`, or None."""
+    def _sbp_report(self, Y, budgets, sw, before):
+        """The callback's reporter for :func:`pegasos._solvers.sbp.run`, or None; ``before``:
+        the kernel evaluations counted before the SBP's iterations (the kernel matrix's)."""
         if self.callback is None:
             return None
 
         def report(t, done, evals, seconds, state):
             for c in range(Y.shape[1]):
                 coef, b, _, _ = _sbp.output(state, c, Y[:, c], sw, budgets[c], self.fit_intercept)
-                self._report(c, t - 1, done, evals, seconds, coef, b)
+                self._report(c, t - 1, done, before + evals, seconds, coef, b)
         return report
 
     def _sbp_finish(self, X, y, Y, nu, budgets, sw, state):

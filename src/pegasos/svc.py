@@ -282,8 +282,6 @@ class DualSVC(_KernelClassifier):
             X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
             (compact,) = compact_columns(X)
             rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
-            if gram is not None:  # the pair's rows of the matrix, read as columns are needed
-                gram = (gram, keep)
         n = rows.n_rows
         q = min(int(self.working_set_size), n)
         itemsize = np.dtype(dtype_of(rows)).itemsize
@@ -315,7 +313,7 @@ class DualSVC(_KernelClassifier):
             labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
             start, start_evals = self._start(X, labels, Y, bounds)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
-                         gram)
+                         None if gram is None else (gram, keep))
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
         # columns read from the kernel matrix cost no evaluation: fit() counted the matrix

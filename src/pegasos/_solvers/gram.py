@@ -76,47 +76,35 @@ def _matrix(rows):
     return X.toarray() if rows.n_rows * rows.n_features <= DENSE_ENTRIES else X
 
 
-def sqnorms(rows):
-    """Every row's squared norm in float64 (what ``row_sqnorms`` computes, by NumPy)."""
-    X = _matrix(rows)
+def _sqnorms(X):
+    """Every row's squared norm in float64 (what ``row_sqnorms`` computes, by NumPy), of
+    :func:`_matrix`'s array or CSR matrix."""
     if sp.issparse(X):
         squares = X.multiply(X).astype(np.float64)
         return np.asarray(squares.sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
 
 
-def kernel_matrix(rows_a, sq_a, rows_b, sq_b, kern):
-    """K(A, B) in float64, (n_a, n_b), without ``bias2``.
+def training_matrix(rows, kern):
+    """A training set's squared norms and kernel matrix K(X, X), (n, n) float64, without
+    ``bias2``: the solvers on the matrix take both.
 
-    ``rows_a``, ``rows_b``: prepared rows of one dtype and width;
-    ``sq_a``, ``sq_b`` their squared norms; ``kern`` a
-    :class:`~pegasos._numba.kernels.Kernel`.  With ``PRECOMPUTED`` the rows
-    of A are the training Gram matrix, where K(x_i, x_j) is the entry [j, i]
-    (as the engine reads it), and B is not read: the result is A transposed.
-    Overflow gives inf or NaN without a warning, as in the engine: the
-    estimators' checks of the kernel diagonal, the coefficients and the
-    scores name it.
+    ``rows``: prepared rows (:class:`~pegasos._rows.Rows`); ``kern`` a
+    :class:`~pegasos._numba.kernels.Kernel`.  Each block of rows lo..hi-1 is
+    computed against the rows from lo on and written, transposed, to its
+    columns too: half the products and kernel transforms.  Symmetric outside
+    the blocks on the diagonal; inside them the rbf's two norms are added in
+    the other order for (j, i) than for (i, j), one rounding apart.  With ``PRECOMPUTED`` the rows are the Gram matrix,
+    where K(x_i, x_j) is the entry [j, i] (as the engine reads it): the result
+    is its transpose, and the norms zeros.  Overflow gives inf or NaN without a
+    warning, as in the engine: the estimators' checks of the kernel diagonal
+    and the coefficients name it.
     """
-    A = _matrix(rows_a)
+    A = _matrix(rows)
+    n = rows.n_rows
     if kern.code == PRECOMPUTED:
-        return np.ascontiguousarray(A.T, dtype=np.float64)
-    if rows_b is rows_a:  # a training set's own matrix: K(x_i, x_j) computed once for i <= j
-        return _symmetric(A, sq_a, kern)
-    Bt = _matrix(rows_b).T
-    out = np.empty((rows_a.n_rows, rows_b.n_rows))
-
-    def block(lo, hi):
-        out[lo:hi] = _transform(A[lo:hi] @ Bt, sq_a[lo:hi], sq_b, kern)
-
-    _by_blocks(rows_a.n_rows, rows_b.n_rows, block)
-    return out
-
-
-def _symmetric(A, sq, kern):
-    """K(A, A): each block of rows lo..hi-1 against the rows from lo on, written to its
-    rows and, transposed, to its columns (half the products and kernel transforms; the
-    result is exactly symmetric)."""
-    n = A.shape[0]
+        return np.zeros(n), np.ascontiguousarray(A.T, dtype=np.float64)
+    sq = _sqnorms(A)
     out = np.empty((n, n))
 
     def block(lo, hi):
@@ -125,14 +113,14 @@ def _symmetric(A, sq, kern):
         out[hi:, lo:hi] = part[:, hi - lo:].T
 
     _by_blocks(n, n, block)
-    return out
+    return sq, out
 
 
 def decision_values(rows_x, rows_sv, coef, kern):
     """``(coef @ (K(SV, X) + bias2)).T``, (n_x, n_problems): what the engine's prediction
     (``engine.decision_values``) computes, block by block of test rows."""
-    sq_x, sq_sv = sqnorms(rows_x), sqnorms(rows_sv)
-    X, SVt = _matrix(rows_x), _matrix(rows_sv).T
+    X, SV = _matrix(rows_x), _matrix(rows_sv)
+    sq_x, sq_sv, SVt = _sqnorms(X), _sqnorms(SV), SV.T
     out = np.empty((rows_x.n_rows, coef.shape[0]))
     coef_t = coef.T
 

@@ -51,9 +51,9 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     gives the draws; ``report(t, done, evals, seconds, state)`` is called
     about :data:`~.engine.REPORTS` times when given.  With ``gram``, the
     rows' kernel matrix (n, n) without ``bias2`` (:mod:`.gram`), the steps are
-    :func:`~pegasos._numba.gram.gram_pegasos_steps`' on it, and its n^2
-    entries are the kernel evaluations.  Returns (state, evals): the
-    :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
+    :func:`~pegasos._numba.gram.gram_pegasos_steps`' on it and evaluate no
+    kernel (whoever computed the matrix counts its n^2 values).  Returns
+    (state, evals): the :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
     """
     n, n_problems = rows.n_rows, data.Y.shape[1]
     check_per_row(rows, squared_norms=data.points.sqnorm, kernel_diagonal=data.diag,
@@ -87,7 +87,7 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
 
 
 def _run_gram(gram, data, kern, plan, T, stream, report, state):
-    """:func:`run`'s iterations on the kernel matrix ``gram``; returns the kernel evaluations."""
+    """:func:`run`'s iterations on the kernel matrix ``gram``; returns 0 kernel evaluations."""
     n = gram.shape[0]
     check_array("the kernel matrix", gram, (n, n))
     K = GramData(gram + kern.bias2 if kern.bias2 else gram, data.Y, data.sw)
@@ -97,9 +97,8 @@ def _run_gram(gram, data, kern, plan, T, stream, report, state):
         check_draws(idx, n)
         return _gram.gram_pegasos_steps(K, plan, state, idx, t), 0
 
-    return n * n + run_calls(T, plan.k, step, state.scal, None if report is None else
-                             lambda t, done, evals, seconds: report(t, done, n * n + evals,
-                                                                    seconds, state))
+    return run_calls(T, plan.k, step, state.scal, None if report is None else
+                     lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
 
 
 def flush(engine, points, kern, max_cols, g, chunk):

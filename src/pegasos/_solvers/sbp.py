@@ -22,8 +22,8 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     ``report(t, done, evals, seconds, state)`` is called about
     :data:`~.engine.REPORTS` times when given.  With ``gram``, the rows'
     kernel matrix (n, n) (:mod:`.gram`), the steps are
-    :func:`~pegasos._numba.gram.gram_sbp_steps`' on it, and its n^2 entries
-    are the kernel evaluations.  Returns (state, evals): the
+    :func:`~pegasos._numba.gram.gram_sbp_steps`' on it and evaluate no kernel
+    (whoever computed the matrix counts its n^2 values).  Returns (state, evals): the
     :class:`~pegasos._numba.sbp.SBPState`.
     """
     n, n_problems = rows.n_rows, data.Y.shape[1]
@@ -35,10 +35,9 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     rng = np.random.default_rng(seed)
     per = 2 * batch_size if plan.biased else batch_size
 
-    first = 0
     if gram is not None:
         check_array("the kernel matrix", gram, (n, n))
-        first, on_gram = n * n, data._replace(points=gram)
+        on_gram = data._replace(points=gram)
         gram_plan = plan._replace(engine=_blocks.SERIAL)  # unused there: one type, one compile
 
     def step(steps, t):
@@ -47,10 +46,9 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
             return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t), 0
         return _sbp.sbp_blocks(data, kern, plan, state, draws, t)
 
-    evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None else
-                      lambda t, done, evals, seconds: report(t, done, first + evals, seconds,
-                                                             state))
-    return state, first + evals
+    evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
+                      else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
+    return state, evals
 
 
 def output(state, c, target, sw, budget, biased):

@@ -175,10 +175,8 @@ class _Columns:
 
     def __init__(self, n, q, slots, dtype, engine, gram=None):
         self.engine = engine
-        # the kernel matrix of a small training set and the rows of it that these n rows
-        # are (None: all), or None
-        self.gram = gram if gram is None or isinstance(gram, tuple) else (gram, None)
-        if self.gram is not None and self.gram[1] is None:  # every column kept already
+        self.gram = gram  # (the kernel matrix, the rows of it these are: None for all), or None
+        if gram is not None and gram[1] is None:  # every column kept already
             self.store, slots = self.gram[0], n
             self.slot_of = np.arange(n, dtype=np.int64)
             self.row_of = np.arange(n, dtype=np.int64)
@@ -278,9 +276,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None):
     ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or None
     for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
     called after iterations 1, 2, 4, 8, ... when given (an accuracy curve on a
-    log scale for the cost of a few decision functions).  ``gram``: the rows' kernel
-    matrix (n, n) float64 for a small training set (:mod:`.gram`), or a pair (a larger
-    kernel matrix, the rows of it these are), from which the columns are then copied
+    log scale for the cost of a few decision functions).  ``gram``: for a small
+    training set (:mod:`.gram`), the pair (its kernel matrix, float64; the rows of it
+    these n rows are, or None for all of them), from which the columns are then read
     instead of computed; None: the engine computes them.
     """
     n, n_problems = Y.shape
