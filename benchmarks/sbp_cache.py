@@ -59,7 +59,7 @@ def replay(X, y, gamma, seed=0):
     budget = float(nu[0] * n)
     state = _sbp.SBPState(*(np.zeros((n, 1)) for _ in range(4)),
                           scal=np.zeros((_sbp.SBP_SCALARS, 1)))
-    splan = _sbp.SBPPlan(radius=math.sqrt(float(diag.max())), biased=False, avg_start=1,
+    splan = _sbp.SBPPlan(radius=math.sqrt(float(diag.max())), draws=_sbp.UNBIASED, avg_start=1,
                          max_cols=block_columns(rows.n_features), engine=engine_for(n))
     data_ = _sbp.SBPData(points(rows, sqnorm), Y, np.array([budget]), sw)
     rng = np.random.default_rng(seed)

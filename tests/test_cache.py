@@ -267,3 +267,38 @@ def test_no_function_is_compiled_for_a_literal_argument(tmp_path):
     dispatchers, literal = json.loads(done.stdout.strip().splitlines()[-1])
     assert dispatchers > 20
     assert literal == [], f"compiled for literal arguments: {literal}"
+
+
+# One cold SBP fit of each kind of draws; prints the functions of this package each compiled.
+_DRAWS = textwrap.dedent(
+    """
+    import json
+    from sklearn.datasets import load_digits
+    from pegasos import SBPClassifier
+    from pegasos.cli import _compile_events
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, y[:300] % 2
+    for biased in (False, True):
+        with _compile_events() as names:
+            SBPClassifier(0.1, n_iter=50, fit_intercept=biased, random_state=0).fit(X, y)
+        print(json.dumps(sorted({n for n in names if n.startswith("pegasos.")})))
+    """
+)
+
+
+@pytest.mark.slow
+def test_an_sbp_fit_compiles_only_its_own_kind_of_draws(tmp_path):
+    """The draws' kind is a type of the plan (``_numba.sbp.UNBIASED``, ``BIASED``): the
+    default SBP compiles no sort and no two-level water filling, which the biased one does
+    (compiling both had cost the default SBP's first fit seconds)."""
+    script = tmp_path / "draws.py"
+    script.write_text(_DRAWS)
+    done = _run([sys.executable, str(script)], tmp_path / "cache")
+    assert done.returncode == 0, done.stderr[-2000:]
+    unbiased, biased = (set(json.loads(line)) for line in done.stdout.strip().splitlines())
+    two_levels = "pegasos._numba.water_filling.biased_levels_sorted"
+    assert "pegasos._numba.gram.gram_sbp_steps" in unbiased
+    assert "pegasos._numba.water_filling.water_level_select" in unbiased
+    assert two_levels not in unbiased
+    assert {"pegasos._numba.gram.gram_sbp_steps", two_levels} <= biased

@@ -51,7 +51,7 @@ from ._numba import kernels as _kern
 from ._numba.kernel_pegasos import ResponseData, ResponsePlan
 from ._numba.kernels import Kernel
 from ._numba.linear import row_sqnorms
-from ._numba.sbp import SBPData, SBPPlan
+from ._numba.sbp import SBPData, SBPPlan, draws_of
 from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure, compact_columns
 from ._sampling import IndexStream
@@ -981,7 +981,7 @@ class SBPClassifier(_KernelClassifier):
         budgets = nu * sw.sum()
         state, more = _sbp.run(
             rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
-            SBPPlan(radius=radius, biased=bool(self.fit_intercept), avg_start=plan.avg_start(1),
+            SBPPlan(radius=radius, draws=draws_of(self.fit_intercept), avg_start=plan.avg_start(1),
                     max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
             plan.n_iter, plan.seeds[0], plan.batch_size,
             self._sbp_report(Y, budgets, sw, matrix), gram)

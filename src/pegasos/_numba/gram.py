@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
-from .changes import clear, merge, new_changes
+from .changes import clear, new_changes
 from .kernel_pegasos import BETA, PEGASOS, PERCEPTRON, W2, S, finish_step, shrink
 from .sbp import SBP_W2, Scratch, draw_all, finish_all
 
@@ -37,19 +37,19 @@ class GramData(NamedTuple):
 
 
 @njit(inline="always")
-def _violators(batch, data, scal, mode, step_size, changes):
-    """The batch's margin violators in every problem, merged by example into ``changes``
-    (as :func:`.kernel_pegasos._violators`, with the responses ``g`` current).  Returns
-    the number of distinct violators."""
-    Y, sw, g = data[0], data[1], data[2]
-    count = np.int64(0)  # not the literal 0: merge() would compile for Literal[int](0) too
-    for j in range(batch.shape[0]):
-        i = batch[j]
+def _judge(batch, Y, sw, g, scal, mode, step_size, coef_w):
+    """``coef_w[m]`` (units of w): step * y * weight of the batch's m-th draw in each
+    problem where it violates its margin with the current iterate (the responses ``g``
+    are current), 0 elsewhere.  A draw made twice in a batch counts twice, as
+    :func:`.changes.merge` adds it up on the engine."""
+    for m in range(batch.shape[0]):
+        i = batch[m]
         for c in range(Y.shape[1]):
             margin = Y[i, c] * scal[S, c] * g[i, c]
             if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
-                count = merge(changes, i, c, step_size * Y[i, c] * sw[i], count)
-    return count
+                coef_w[m, c] = step_size * Y[i, c] * sw[i]
+            else:
+                coef_w[m, c] = 0.0
 
 
 @njit(inline="always")
@@ -74,13 +74,17 @@ def _norms(K, members, coef_w, scale, g, w2_new):
 @njit(inline="always")
 def _add_columns(K, members, coef, a, g):
     """``a[members] += coef`` and every response ``g += K[:, members] @ coef``, row by row
-    of K (the members' kernel columns)."""
+    of K (the members' kernel columns); a member whose coefficients are all 0 is skipped."""
     n, n_problems = g.shape
     for m in range(members.shape[0]):
         i = members[m]
         column = K[i]
+        zero = True
         for c in range(n_problems):
             a[i, c] += coef[m, c]
+            zero = zero and coef[m, c] == 0.0
+        if zero:
+            continue
         for j in range(n):
             for c in range(n_problems):
                 g[j, c] += column[j] * coef[m, c]
@@ -100,24 +104,22 @@ def gram_pegasos_steps(data, plan, state, idx, t):
     """
     k, scal = plan.k, state.scal
     a, g, u, _ = state
-    changes = new_changes(g.shape[0], k, scal.shape[1])
+    coef_w = np.empty((k, scal.shape[1]))
     coef = np.empty((k, scal.shape[1]))
     for step in range(idx.shape[0] // k):
+        batch = idx[step * k : (step + 1) * k]
         step_size = 1.0 / (plan.lam * k) / t if plan.mode == PEGASOS else 1.0
-        count = _violators(idx[step * k : (step + 1) * k], (data.Y, data.sw, g), scal,
-                           plan.mode, step_size, changes)
+        _judge(batch, data.Y, data.sw, g, scal, plan.mode, step_size, coef_w)
         if plan.mode == PEGASOS:
             shrink(t, state)
-        clear(changes, count)
         w2_new = scal[W2].copy()
-        members, coef_w = changes.members[:count], changes.coef_w[:count]
-        _norms(data.K, members, coef_w, scal[S], g, w2_new)
-        for m in range(count):  # units of w to coefficients of the scaled iterate
+        _norms(data.K, batch, coef_w, scal[S], g, w2_new)
+        for m in range(k):  # units of w to coefficients of the scaled iterate
             for c in range(scal.shape[1]):
                 coef[m, c] = coef_w[m, c] / scal[S, c]
                 if scal[BETA, c] != 0.0:  # the lazy average stays in step
-                    u[members[m], c] -= scal[BETA, c] * coef[m, c]
-        _add_columns(data.K, members, coef[:count], a, g)
+                    u[batch[m], c] -= scal[BETA, c] * coef[m, c]
+        _add_columns(data.K, batch, coef, a, g)
         for c in range(scal.shape[1]):
             finish_step(t, c, w2_new[c], plan, state)
         t += 1

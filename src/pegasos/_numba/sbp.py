@@ -14,6 +14,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numba.extending import overload
 
 from ._jit import njit
 from .blocks import add_block, pair_block
@@ -38,14 +39,36 @@ class SBPData(NamedTuple):
     sw: np.ndarray
 
 
+class Unbiased(NamedTuple):
+    """The draws of one water level (no bias): :func:`_draw_unbiased`."""
+
+
+class Biased(NamedTuple):
+    """The draws of the two-level variant with a free bias: :func:`_draw_biased`."""
+
+
+#: The two kinds of draws, a type each (as the engines of :mod:`.blocks`): a solver
+#: given one (in its plan) is compiled with that kind alone.  The unbiased draws need
+#: no sort, the biased ones two stable sorts per step; compiling both cost the
+#: default (unbiased) SBP's first fit seconds (BENCHMARKS.md section 11).
+UNBIASED = Unbiased()
+BIASED = Biased()
+
+
+def draws_of(biased):
+    """:data:`BIASED` if ``biased`` else :data:`UNBIASED`."""
+    return BIASED if biased else UNBIASED
+
+
 class SBPPlan(NamedTuple):
-    """The settings: ``radius`` R (the step is 1/(R sqrt(t))), ``biased`` (the
-    two-level variant with a free bias), the first averaged step
-    ``avg_start``, ``max_cols``, the most rows copied densely at once, and
-    the ``engine`` (:data:`.blocks.SERIAL` or :data:`.blocks.THREADS`)."""
+    """The settings: ``radius`` R (the step is 1/(R sqrt(t))), the ``draws``
+    (:data:`UNBIASED`, or :data:`BIASED`: the two-level variant with a free
+    bias), the first averaged step ``avg_start``, ``max_cols``, the most rows
+    copied densely at once, and the ``engine`` (:data:`.blocks.SERIAL` or
+    :data:`.blocks.THREADS`)."""
 
     radius: float
-    biased: bool
+    draws: object
     avg_start: int
     max_cols: int
     engine: object
@@ -76,10 +99,18 @@ def _pick(cum, count, target):
     """The first of ``count`` candidates whose cumulative weight ``cum`` exceeds ``target``.
 
     With unit weights (cum = 1, 2, ...) and target = u * count this is the
-    candidate at position floor(u * count).
+    candidate at position floor(u * count).  A bisection, as ``np.searchsorted(cum[:count],
+    target, side="right")`` (whose compiled form costs a fit's first call a few tenths of
+    a second more).
     """
-    q = np.searchsorted(cum[:count], target, side="right")
-    return min(q, count - 1)
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cum[mid] <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return min(lo, count - 1)
 
 
 @njit(inline="always")
@@ -194,7 +225,7 @@ def sbp_blocks(data, kern, plan, state, draws, t):
 
     Each iteration finds every problem's water level, draws k examples per
     problem from its minimax-optimal distribution (``draws[step, c]``: the
-    uniforms of problem c; 2k with ``plan.biased``), and takes the step eta =
+    uniforms of problem c; 2k with :data:`BIASED` draws), and takes the step eta =
     1/(R sqrt(t)) along the average of their y_i phi(x_i): the union of the
     draws over the problems costs one kernel block, which updates every
     problem's responses.  Then every iterate is projected onto the unit ball
@@ -219,18 +250,33 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     return t, evals
 
 
-@njit(inline="always")
 def draw_all(t, data, plan, r, uniforms, changes, scratch):
     """Every problem's draws of step t (``uniforms[c]``: problem c's), merged by
-    example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count."""
+    example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count.
+
+    :func:`_draw_unbiased` or :func:`_draw_biased`, by the type of ``plan.draws``:
+    compiled code calls the one of its plan alone (the overload below)."""
+    one = _draw_biased if isinstance(plan.draws, Biased) else _draw_unbiased
     eta = 1.0 / (plan.radius * math.sqrt(t))
     count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
     for c in range(data.Y.shape[1]):
-        if plan.biased:
-            count = _draw_biased(c, eta, data, r, uniforms[c], changes, scratch, count)
-        else:
-            count = _draw_unbiased(c, eta, data, r, uniforms[c], changes, scratch, count)
+        count = one(c, eta, data, r, uniforms[c], changes, scratch, count)
     return count
+
+
+@overload(draw_all)
+def _draw_all(t, data, plan, r, uniforms, changes, scratch):
+    kind = plan.types[plan.fields.index("draws")]
+    one = _draw_biased if kind.instance_class is Biased else _draw_unbiased
+
+    def impl(t, data, plan, r, uniforms, changes, scratch):
+        eta = 1.0 / (plan.radius * math.sqrt(t))
+        count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
+        for c in range(data.Y.shape[1]):
+            count = one(c, eta, data, r, uniforms[c], changes, scratch, count)
+        return count
+
+    return impl
 
 
 @njit(inline="always")

@@ -3,10 +3,11 @@
 The SBP's minimax-optimal distribution over the training points (Cotter,
 Shalev-Shwartz & Srebro, ICML 2012) puts its weight on the points whose
 margins lie at or below a water level: the level to which a budget of
-(weighted) slack fills the lowest margins.  :func:`water_level` finds it by
-sorting, :func:`water_level_select` by quickselect in expected O(n) (what the
-solver runs), and :func:`water_levels_biased` finds the two class levels of
-the variant with a free bias.  ``tests/naive.py`` has the reference of each.
+(weighted) slack fills the lowest margins.  :func:`water_level_select` finds
+it by quickselect in expected O(n) (the draws, and the output model's
+margin), and :func:`water_levels_biased` finds the two class levels of the
+variant with a free bias, by sorting.  ``tests/naive.py`` has the reference of
+each (bisections).
 """
 
 import numpy as np
@@ -15,36 +16,12 @@ from ._jit import njit
 
 
 @njit
-def water_level(c, budget, s):
-    """The level kappa with sum_i s_i max(0, kappa - c_i) = budget (water filling).
-
-    ``s`` are the examples' weights (the cost of a unit of slack; ones for
-    the unweighted problem).  Sorting, then the first m with the level from
-    the m smallest not above the (m+1)-th smallest.  budget = 0 gives the
-    smallest c_i of positive weight.
-    """
-    order = np.argsort(c, kind="mergesort")
-    n = order.shape[0]
-    mass = 0.0
-    excess = 0.0  # sum over the values so far of s_i (top - c_i)
-    top = c[order[0]]
-    for m in range(n):
-        i = order[m]
-        # anchored at the highest filled value (as issvm does): exact for a
-        # zero budget, and no cancellation
-        excess += mass * (c[i] - top)
-        top = c[i]
-        mass += s[i]
-        if mass > 0.0:
-            level = top + (budget - excess) / mass
-            if m == n - 1 or level <= c[order[m + 1]]:
-                return level
-    return np.nan  # every weight zero: refused by the estimators
-
-
-@njit
 def water_level_select(c, budget, s, work, wwork):
-    """The same level as :func:`water_level` in expected O(n): quickselect.
+    """The level kappa with sum_i s_i max(0, kappa - c_i) = budget (water filling), by
+    quickselect in expected O(n).
+
+    ``s`` are the examples' weights (the cost of a unit of slack; ones for the
+    unweighted problem); budget = 0 gives the smallest c_i of positive weight.
 
     Keeps the weight of the values known to lie below the level and the cost
     of raising them to the highest of them, and partitions the undecided

@@ -7,7 +7,7 @@ from .._numba import blocks as _blocks
 from .._numba import gram as _gram
 from .._numba import sbp as _sbp
 from .._numba import water_filling as _wf
-from .._numba.sbp import SBPState
+from .._numba.sbp import Biased, SBPState
 from .._rows import check_array, check_per_row
 from .engine import run_calls
 
@@ -33,7 +33,7 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     state = SBPState(*(np.zeros((n, n_problems)) for _ in range(4)),
                      scal=np.zeros((_sbp.SBP_SCALARS, n_problems)))
     rng = np.random.default_rng(seed)
-    per = 2 * batch_size if plan.biased else batch_size
+    per = 2 * batch_size if isinstance(plan.draws, Biased) else batch_size
 
     if gram is not None:
         check_array("the kernel matrix", gram, (n, n))
@@ -69,7 +69,9 @@ def output(state, c, target, sw, budget, biased):
         pos = target > 0
         kappa, b, _, _, _ = _wf.water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
                                                     budget * scale)
-    else:
-        kappa, b = _wf.water_level(target * r, budget * scale, sw), 0.0
+    else:  # the draws' quickselect (compiled already), not a sort
+        kappa = _wf.water_level_select(target * r, budget * scale, sw, np.empty(len(r)),
+                                       np.empty(len(r)))
+        b = 0.0
     norm = kappa if kappa > 0 else scale  # margin 1 (the hinge-loss form), if it can be
     return a / norm, b / norm, kappa, scale
