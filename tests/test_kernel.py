@@ -710,6 +710,36 @@ def test_nu_from_svm_takes_a_fitted_binary_svc_and_refuses_a_one_vs_one_one():
         nu_from_svm(SVC().fit(Xi, yi), Xi, yi)
 
 
+def test_engine_only_sends_a_small_fit_and_its_prediction_to_the_engine(monkeypatch):
+    """Inside ``_solvers.gram.engine_only()`` (where ``pegasos compile`` fills the engine's
+    paths on small inputs) no fit trains on the kernel matrix and no prediction is computed
+    by NumPy: both take the blocked engine, however small."""
+    def refuse(*args):
+        raise AssertionError("the kernel-matrix path was taken")
+
+    added = []
+
+    def add(*args):
+        added.append(args[0])
+        return engine_add(*args)
+
+    engine_add, numpy_values = blocks.add, gram.decision_values
+    monkeypatch.setattr(gram_numba, "gram_pegasos_steps", refuse)
+    monkeypatch.setattr(gram, "decision_values", refuse)
+    monkeypatch.setattr(blocks, "add", add)
+    monkeypatch.setattr(engine, "PARALLEL_ROWS", 0)  # the threads, which other tests compile
+    X, y = make_binary(n=60, d=4, seed=52)
+    with gram.engine_only():
+        model = KernelPegasosClassifier(n_epochs=1, random_state=0).fit(X, y)
+        assert added and set(added) == {blocks.THREADS}  # the fit's flushes
+        added.clear()
+        scores = model.decision_function(X)
+    assert added == [blocks.THREADS]  # the prediction: one block of support vectors
+    assert gram.GRAM_ROWS > 0 and gram.PREDICT_ENTRIES > 0  # restored
+    monkeypatch.setattr(gram, "decision_values", numpy_values)
+    np.testing.assert_allclose(model.decision_function(X), scores, atol=1e-10)  # NumPy's
+
+
 @pytest.mark.parametrize("layout", ["dense", "float32", "csr"])
 def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, monkeypatch):
     """Up to GRAM_ROWS training rows every kernel estimator trains on the kernel matrix
