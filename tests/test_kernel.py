@@ -176,6 +176,34 @@ def test_minibatch_kernel_pegasos_matches_the_reference(k, projection, solver_pa
     np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
 
 
+def test_a_draw_made_twice_in_a_batch_counts_twice(solver_path, monkeypatch):
+    """Uniform draws (with replacement) repeat an example within a batch: each draw is a
+    step, as the reference's np.add.at takes it (the engine merges them by example, the
+    kernel matrix's solver adds each draw's column)."""
+    import pegasos.kernel
+
+    taken = []
+
+    class Recorded(pegasos.kernel.IndexStream):
+        def take(self, count):
+            taken.append(super().take(count))
+            return taken[-1]
+
+    monkeypatch.setattr(pegasos.kernel, "IndexStream", Recorded)
+    X, y = make_binary(n=30, d=4, seed=44)
+    k, T = 8, 40
+    clf = KernelPegasosClassifier(lam=0.05, gamma=0.5, n_iter=T, batch_size=k, average=False,
+                                  fit_intercept=False, random_state=3).fit(X, y)
+    order = np.concatenate(taken)
+    batches = order.reshape(T, k)
+    assert any(len(np.unique(b)) < k for b in batches)  # the case under test
+    beta = naive.kernel_pegasos(pairwise_kernels(X, metric="rbf", gamma=0.5), y, 0.05, order,
+                                k=k)
+    got = np.zeros(30)
+    got[clf.support_] = clf.dual_coef_[0]
+    np.testing.assert_allclose(got, beta, rtol=0, atol=1e-10 * np.abs(beta).max())
+
+
 @pytest.mark.parametrize("k", [1, 5, 16])
 @pytest.mark.parametrize("average", [True, False], ids=["averaged", "last"])
 def test_kernel_perceptron_matches_the_reference(k, average, solver_path):
