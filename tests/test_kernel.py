@@ -23,6 +23,7 @@ from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
 from pegasos._solvers import engine, gram
 from pegasos._solvers.kernel_pegasos import chunk_steps
+from pegasos._solvers.sbp import new_scratch
 
 from . import naive
 from .conftest import ENGINE_VARIANT_SLOW, make_binary
@@ -227,18 +228,21 @@ def test_kernel_perceptron_matches_the_reference(k, average, solver_path):
     assert clf.intercept_[0] == pytest.approx(0.49 * beta.sum(), abs=1e-10 * np.abs(beta).sum())
 
 
-def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference(solver_path):
+@pytest.mark.parametrize("average", [False, 0.5], ids=["last", "averaged"])
+def test_kernel_pegasos_rescaling_inside_a_chunk_matches_the_reference(average, solver_path):
     """Rows of norm ~1e3 under a linear kernel: projections bring the scale below
     MIN_SCALE again and again, so the coefficients, the responses and the chunk's pending
-    changes are rescaled mid-chunk and across chunk boundaries (k = 4: 64 steps a chunk)."""
+    changes are rescaled mid-chunk and across chunk boundaries (k = 4: 64 steps a chunk);
+    averaged, each rescaling first folds the lazy average."""
     X, y = make_binary(n=30, d=3, seed=7)
     X = X * 1e3
     lam, k, T = 0.1, 4, 150
     clf = KernelPegasosClassifier(
         kernel="linear", lam=lam, n_iter=T, batch_size=k, sampling="cyclic", projection=True,
-        average=False, fit_intercept=False,
+        average=average, fit_intercept=False,
     ).fit(X, y)
-    beta = naive.kernel_pegasos(X @ X.T, y, lam, np.arange(T * k) % 30, k=k, projection=True)
+    beta = naive.kernel_pegasos(X @ X.T, y, lam, np.arange(T * k) % 30, k=k, projection=True,
+                                avg_from=T // 2 + 1 if average else None)
     got = np.zeros(30)
     got[clf.support_] = clf.dual_coef_[0]
     assert chunk_steps(k, 10**6) < T and np.abs(beta).max() > 0
@@ -414,7 +418,8 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=Fa
     plan = sbp.SBPPlan(1.0, sbp.draws_of(biased), 1, 1000, blocks.SERIAL)
     if on_gram:
         _, K = gram.training_matrix(rows, args)
-        t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t)
+        t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t,
+                                      new_scratch(n, draws.shape[2]))
         return t, None, state
     t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t)
     return t, evals, state

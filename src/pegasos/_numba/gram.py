@@ -6,8 +6,11 @@ on it here, step by step: a changed example's kernel column is a row of the
 matrix (it is symmetric), so every response is brought up to date at once and
 no chunk, block or tile is needed.  The algorithms, their states and their
 iterates are those of :func:`.kernel_pegasos.kernel_pegasos_blocks` and
-:func:`.sbp.sbp_blocks` (the same helpers, inlined), up to the rounding of the
-sums' order and of the kernel values.
+:func:`.sbp.sbp_blocks`, up to the rounding of the sums' order and of the
+kernel values.  The one-vs-rest problems share nothing here but the matrix
+and the draws, so each is stepped on its own: no merge of their changes by
+example, which the engine needs to share a kernel column between them, and
+code that compiles in about half the time (BENCHMARKS.md section 11).
 
 Why a second path: the blocked engine is compiled once per kind of rows
 (dense or CSR, float64 or float32) and engine, and its solvers link in the
@@ -16,14 +19,14 @@ rows were, so they compile once per install and in a fraction of the time
 (a first fit of a few seconds instead of tens; BENCHMARKS.md section 11).
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from ._jit import njit
-from .changes import clear, new_changes
-from .kernel_pegasos import BETA, PEGASOS, PERCEPTRON, W2, S, finish_step, shrink
-from .sbp import SBP_W2, Scratch, draw_all, finish_all
+from .kernel_pegasos import BETA, FOLD_RATIO, MIN_SCALE, N_AVG, N_FOLD, PEGASOS, W2, S, _fold
+from .sbp import SBP_W2, draw_one, finish_all
 
 
 class GramData(NamedTuple):
@@ -36,64 +39,10 @@ class GramData(NamedTuple):
     sw: np.ndarray
 
 
-@njit(inline="always")
-def _judge(batch, Y, sw, g, scal, mode, step_size, coef_w):
-    """``coef_w[m]`` (units of w): step * y * weight of the batch's m-th draw in each
-    problem where it violates its margin with the current iterate (the responses ``g``
-    are current), 0 elsewhere.  A draw made twice in a batch counts twice, as
-    :func:`.changes.merge` adds it up on the engine."""
-    for m in range(batch.shape[0]):
-        i = batch[m]
-        for c in range(Y.shape[1]):
-            margin = Y[i, c] * scal[S, c] * g[i, c]
-            if (mode == PEGASOS and margin < 1.0) or (mode == PERCEPTRON and margin <= 0.0):
-                coef_w[m, c] = step_size * Y[i, c] * sw[i]
-            else:
-                coef_w[m, c] = 0.0
-
-
-@njit(inline="always")
-def _norms(K, members, coef_w, scale, g, w2_new):
-    """``w2_new`` (||w||^2 on entry) becomes ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>:
-    <w, phi(x_i)> = scale * g[i], <dw, dw> from the members' kernel values (``coef_w``
-    in units of w)."""
-    count = members.shape[0]
-    for c in range(scale.shape[0]):
-        lin = 0.0
-        quad = 0.0
-        for m in range(count):
-            i = members[m]
-            lin += coef_w[m, c] * g[i, c]
-            inner = 0.0
-            for q in range(count):
-                inner += K[i, members[q]] * coef_w[q, c]
-            quad += coef_w[m, c] * inner
-        w2_new[c] += 2.0 * scale[c] * lin + quad
-
-
-@njit(inline="always")
-def _add_columns(K, members, coef, a, g):
-    """``a[members] += coef`` and every response ``g += K[:, members] @ coef``, row by row
-    of K (the members' kernel columns); a member whose coefficients are all 0 is skipped."""
-    n, n_problems = g.shape
-    for m in range(members.shape[0]):
-        i = members[m]
-        column = K[i]
-        zero = True
-        for c in range(n_problems):
-            a[i, c] += coef[m, c]
-            zero = zero and coef[m, c] == 0.0
-        if zero:
-            continue
-        for j in range(n):
-            for c in range(n_problems):
-                g[j, c] += column[j] * coef[m, c]
-
-
 @njit
 def gram_pegasos_steps(data, plan, state, idx, t):
     """Run ``len(idx) // plan.k`` iterations of mini-batch kernel Pegasos (or the kernel
-    Perceptron) on every one-vs-rest problem at once, on the kernel matrix.
+    Perceptron) on every one-vs-rest problem, on the kernel matrix.
 
     The algorithm of :func:`.kernel_pegasos.kernel_pegasos_blocks` (``plan``
     a :class:`~.kernel_pegasos.ResponsePlan`, ``state`` a
@@ -101,33 +50,105 @@ def gram_pegasos_steps(data, plan, state, idx, t):
     ``idx[step*k:(step+1)*k]``), with every response current after each
     step: no chunk, so a call may stop at any step.  ``data`` a
     :class:`GramData`.  Returns t after the last step.
+
+    The problems share only their draws, so each runs all its steps in turn,
+    its scalars (scale, ||w||^2, the lazy average's beta) kept in locals: the
+    steps of :func:`.kernel_pegasos.shrink` and
+    :func:`.kernel_pegasos.finish_step`, written out for one problem, compile
+    in half the time of the engine's form (all problems in each step, through
+    those helpers; BENCHMARKS.md section 11).  A draw made twice in a batch
+    counts twice, as :func:`.changes.merge` adds it up on the engine.
     """
-    k, scal = plan.k, state.scal
-    a, g, u, _ = state
-    coef_w = np.empty((k, scal.shape[1]))
-    coef = np.empty((k, scal.shape[1]))
-    for step in range(idx.shape[0] // k):
-        batch = idx[step * k : (step + 1) * k]
-        step_size = 1.0 / (plan.lam * k) / t if plan.mode == PEGASOS else 1.0
-        _judge(batch, data.Y, data.sw, g, scal, plan.mode, step_size, coef_w)
-        if plan.mode == PEGASOS:
-            shrink(t, state)
-        w2_new = scal[W2].copy()
-        _norms(data.K, batch, coef_w, scal[S], g, w2_new)
-        for m in range(k):  # units of w to coefficients of the scaled iterate
-            for c in range(scal.shape[1]):
-                coef[m, c] = coef_w[m, c] / scal[S, c]
-                if scal[BETA, c] != 0.0:  # the lazy average stays in step
-                    u[batch[m], c] -= scal[BETA, c] * coef[m, c]
-        _add_columns(data.K, batch, coef, a, g)
-        for c in range(scal.shape[1]):
-            finish_step(t, c, w2_new[c], plan, state)
-        t += 1
-    return t
+    K, Y, sw = data
+    a, g, u, scal = state
+    k, n, steps = plan.k, K.shape[0], idx.shape[0] // plan.k
+    pegasos = plan.mode == PEGASOS
+    coef = np.empty(k)  # the batch's steps in units of w, 0 where the margin holds
+    for c in range(Y.shape[1]):
+        s, w2, beta = scal[S, c], scal[W2, c], scal[BETA, c]
+        for step in range(steps):
+            batch = idx[step * k : (step + 1) * k]
+            tt = t + step
+            eta = 1.0 / (plan.lam * k) / tt if pegasos else 1.0
+            for m in range(k):
+                i = batch[m]
+                margin = Y[i, c] * s * g[i, c]
+                violates = margin < 1.0 if pegasos else margin <= 0.0
+                coef[m] = eta * Y[i, c] * sw[i] if violates else 0.0
+            if pegasos:  # shrink by (1 - 1/t); t = 1 starts from w = 0
+                shrink = 1.0 - 1.0 / tt
+                if shrink == 0.0:
+                    if beta != 0.0:
+                        _fold(c, beta, a, u)
+                        beta = 0.0
+                        scal[N_FOLD, c] = 0.0
+                    for j in range(n):
+                        a[j, c] = 0.0
+                        g[j, c] = 0.0
+                    s, w2 = 1.0, 0.0
+                else:
+                    s *= shrink
+                    w2 *= shrink * shrink
+            # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = s g[i]
+            lin, quad = 0.0, 0.0
+            for m in range(k):
+                i = batch[m]
+                lin += coef[m] * g[i, c]
+                inner = 0.0
+                for q in range(k):
+                    inner += K[i, batch[q]] * coef[q]
+                quad += coef[m] * inner
+            w2 += 2.0 * s * lin + quad
+            for m in range(k):  # units of w to coefficients of the scaled iterate
+                if coef[m] == 0.0:
+                    continue
+                i = batch[m]
+                change = coef[m] / s
+                if beta != 0.0:  # the lazy average stays in step
+                    u[i, c] -= beta * change
+                a[i, c] += change
+                column = K[i]  # the matrix is symmetric: example i's kernel column
+                for j in range(n):
+                    g[j, c] += column[j] * change
+            s, w2, beta = _finish_one(c, tt, s, w2, beta, plan, state)
+        scal[S, c], scal[W2, c], scal[BETA, c] = s, w2, beta
+    return t + steps
+
+
+@njit(inline="always")
+def _finish_one(c, t, s, w2, beta, plan, state):
+    """Problem c after step t: overflow, projection, rescaling and averaging
+    (:func:`.kernel_pegasos.finish_step`).  Returns its (scale, ||w||^2, beta)."""
+    a, g, u, scal = state
+    if w2 < 0.0:
+        w2 = 0.0
+    elif not w2 < np.inf:  # inf, or inf - inf between the terms
+        s = np.nan  # reported by the caller's finite check, not projected to 0
+    if plan.mode == PEGASOS:
+        if plan.radius2 > 0.0 and w2 > plan.radius2:
+            s *= math.sqrt(plan.radius2 / w2)
+            w2 = plan.radius2
+        if s < MIN_SCALE:
+            _fold(c, beta, a, u)
+            beta = 0.0
+            scal[N_FOLD, c] = 0.0
+            for j in range(a.shape[0]):
+                a[j, c] *= s
+                g[j, c] *= s
+            s = 1.0
+    if t >= plan.avg_start:
+        beta += s
+        scal[N_AVG, c] += 1.0
+        scal[N_FOLD, c] += 1.0
+        if beta > FOLD_RATIO * s * scal[N_FOLD, c]:
+            _fold(c, beta, a, u)
+            beta = 0.0
+            scal[N_FOLD, c] = 0.0
+    return s, w2, beta
 
 
 @njit
-def gram_sbp_steps(data, plan, state, draws, t):
+def gram_sbp_steps(data, plan, state, draws, t, scratch):
     """Run ``len(draws)`` iterations of the mini-batch SBP on every one-vs-rest problem,
     on the kernel matrix.
 
@@ -136,20 +157,35 @@ def gram_sbp_steps(data, plan, state, draws, t):
     ``state`` an :class:`~.sbp.SBPState` updated in place; ``draws[step, c]``
     problem c's uniforms), its draws' kernel columns read from the matrix.
     ``data`` an :class:`~.sbp.SBPData` whose ``points`` is the kernel matrix
-    K (n, n) (no ``bias2``).  Returns t after the last step.
+    K (n, n) (no ``bias2``); ``scratch`` a :class:`~.sbp.Scratch` for n
+    examples and ``draws.shape[2]`` draws.  Returns t after the last step.
+
+    The problems share nothing but the matrix, so each step takes them in
+    turn, its draws (:func:`.sbp.draw_one`) added one by one: nothing is
+    merged by example, as the engine does to share a kernel column between
+    problems.  A draw made twice counts twice either way.
     """
     a, r, _, _, scal = state
-    K = data.points
-    n, n_problems = data.Y.shape
-    changes = new_changes(n, draws.shape[2] * n_problems, n_problems)
-    scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n))
+    K, n = data.points, data.Y.shape[0]
+    picks, values = scratch.picks, scratch.values
     for step in range(draws.shape[0]):
-        count = draw_all(t, data, plan, r, draws[step], changes, scratch)
-        clear(changes, count)
+        eta = 1.0 / (plan.radius * math.sqrt(t))
         w2 = scal[SBP_W2].copy()
-        members, coef_w = changes.members[:count], changes.coef_w[:count]
-        _norms(K, members, coef_w, np.ones(n_problems), r, w2)
-        _add_columns(K, members, coef_w, a, r)
+        for c in range(data.Y.shape[1]):
+            count = draw_one(c, eta, data, plan, r, draws[step, c], scratch)
+            # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = r[i]
+            for m in range(count):
+                i = picks[m]
+                inner = 0.0
+                for q in range(count):
+                    inner += K[i, picks[q]] * values[q]
+                w2[c] += values[m] * (2.0 * r[i, c] + inner)
+            for m in range(count):
+                i, change = picks[m], values[m]
+                a[i, c] += change
+                column = K[i]  # example i's kernel column (the matrix is symmetric)
+                for j in range(n):
+                    r[j, c] += column[j] * change
         finish_all(t, plan, w2, state)
         t += 1
     return t

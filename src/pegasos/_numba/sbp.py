@@ -88,11 +88,15 @@ class SBPState(NamedTuple):
 
 
 class Scratch(NamedTuple):
-    """Work arrays of the draws: ``work`` (3n), ``cands`` (n, int64), ``cum`` (n)."""
+    """Work arrays of the draws: ``work`` (3n), ``cands`` (n, int64), ``cum`` (n), and
+    one problem's draws of a step: examples ``picks`` (int64) and their steps ``values``
+    (in units of w), as many as its uniforms (:func:`draw_one`)."""
 
     work: np.ndarray
     cands: np.ndarray
     cum: np.ndarray
+    picks: np.ndarray
+    values: np.ndarray
 
 
 @njit(inline="always")
@@ -115,13 +119,14 @@ def _pick(cum, count, target):
 
 
 @njit(inline="always")
-def _draw_biased(c, step, data, r, uniforms, changes, scratch, count):
+def _draw_biased(c, step, data, r, uniforms, scratch):
     """Problem c's k positive and k negative draws of the two-level water filling.
 
     The lowest margins of each class (ties in index order), each class's
     draws in proportion to their weights (the last one's capped so that both
     classes weigh the same); a positive draw adds step/(2k), a negative one
-    -step/(2k).  Returns the new member count.
+    -step/(2k).  Returns 2k: the draws are ``scratch.picks[:2k]``, their steps
+    ``scratch.values[:2k]``.
     """
     Y, sw, cum = data.Y, data.sw, scratch.cum
     k = uniforms.shape[0] // 2
@@ -140,19 +145,20 @@ def _draw_biased(c, step, data, r, uniforms, changes, scratch, count):
         for q in range(m):
             total += sw[low[q]]
             cum[q] = min(total, mu)
-        for q in range(k):  # the class's draws are uniforms[first:first + k]
-            i = low[_pick(cum, m, uniforms[first + q] * mu)]
-            count = merge(changes, i, c, (0.5 * step / k) * Y[i, c], count)
-    return count
+        for q in range(first, first + k):  # the class's draws are uniforms[first:first + k]
+            i = low[_pick(cum, m, uniforms[q] * mu)]
+            scratch.picks[q] = i
+            scratch.values[q] = (0.5 * step / k) * Y[i, c]
+    return 2 * k
 
 
 @njit(inline="always")
-def _draw_unbiased(c, step, data, r, uniforms, changes, scratch, count):
+def _draw_unbiased(c, step, data, r, uniforms, scratch):
     """Problem c's k draws: the points with y_j r_j at or below the water level (in
     index order), in proportion to their weights; each adds step/k y_i.
-    Returns the new member count."""
+    Returns k: the draws are ``scratch.picks[:k]``, their steps ``scratch.values[:k]``."""
     Y, sw = data.Y, data.sw
-    work, cands, cum = scratch
+    work, cands, cum = scratch.work, scratch.cands, scratch.cum
     n = Y.shape[0]
     k = uniforms.shape[0]
     for j in range(n):
@@ -168,8 +174,9 @@ def _draw_unbiased(c, step, data, r, uniforms, changes, scratch, count):
             n_cand += 1
     for q in range(k):
         i = cands[_pick(cum, n_cand, uniforms[q] * total)]
-        count = merge(changes, i, c, (step / k) * Y[i, c], count)
-    return count
+        scratch.picks[q] = i
+        scratch.values[q] = (step / k) * Y[i, c]
+    return k
 
 
 @njit(inline="always")
@@ -237,8 +244,10 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     updated in place).  Returns (t after the last step, kernel evaluations).
     """
     n, n_problems = data.Y.shape
-    changes = new_changes(n, draws.shape[2] * n_problems, n_problems)
-    scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n))
+    per = draws.shape[2]
+    changes = new_changes(n, per * n_problems, n_problems)
+    scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n),
+                      np.empty(per, np.int64), np.empty(per))
     evals = 0
     for step in range(draws.shape[0]):
         count = draw_all(t, data, plan, state.r, draws[step], changes, scratch)
@@ -251,33 +260,37 @@ def sbp_blocks(data, kern, plan, state, draws, t):
     return t, evals
 
 
-def draw_all(t, data, plan, r, uniforms, changes, scratch):
-    """Every problem's draws of step t (``uniforms[c]``: problem c's), merged by
-    example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count.
+def draw_one(c, step, data, plan, r, uniforms, scratch):
+    """Problem c's draws of one step with the step ``step`` (``uniforms``: its own), into
+    ``scratch.picks`` and ``scratch.values``; returns their number.
 
     :func:`_draw_unbiased` or :func:`_draw_biased`, by the type of ``plan.draws``:
     compiled code calls the one of its plan alone (the overload below)."""
     one = _draw_biased if isinstance(plan.draws, Biased) else _draw_unbiased
-    eta = 1.0 / (plan.radius * math.sqrt(t))
-    count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
-    for c in range(data.Y.shape[1]):
-        count = one(c, eta, data, r, uniforms[c], changes, scratch, count)
-    return count
+    return one(c, step, data, r, uniforms, scratch)
 
 
-@overload(draw_all)
-def _draw_all(t, data, plan, r, uniforms, changes, scratch):
+@overload(draw_one)
+def _draw_one(c, step, data, plan, r, uniforms, scratch):
     kind = plan.types[plan.fields.index("draws")]
     one = _draw_biased if kind.instance_class is Biased else _draw_unbiased
 
-    def impl(t, data, plan, r, uniforms, changes, scratch):
-        eta = 1.0 / (plan.radius * math.sqrt(t))
-        count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
-        for c in range(data.Y.shape[1]):
-            count = one(c, eta, data, r, uniforms[c], changes, scratch, count)
-        return count
+    def impl(c, step, data, plan, r, uniforms, scratch):
+        return one(c, step, data, r, uniforms, scratch)
 
     return impl
+
+
+@njit(inline="always")
+def draw_all(t, data, plan, r, uniforms, changes, scratch):
+    """Every problem's draws of step t (``uniforms[c]``: problem c's), merged by
+    example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count."""
+    eta = 1.0 / (plan.radius * math.sqrt(t))
+    count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
+    for c in range(data.Y.shape[1]):
+        for q in range(draw_one(c, eta, data, plan, r, uniforms[c], scratch)):
+            count = merge(changes, scratch.picks[q], c, scratch.values[q], count)
+    return count
 
 
 @njit(inline="always")

@@ -7,7 +7,7 @@ from .._numba import blocks as _blocks
 from .._numba import gram as _gram
 from .._numba import sbp as _sbp
 from .._numba import water_filling as _wf
-from .._numba.sbp import Biased, SBPState
+from .._numba.sbp import Biased, SBPState, Scratch
 from .._rows import check_array, check_per_row
 from .engine import run_calls
 
@@ -39,16 +39,24 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
         check_array("the kernel matrix", gram, (n, n))
         on_gram = data._replace(points=gram)
         gram_plan = plan._replace(engine=_blocks.SERIAL)  # unused there: one type, one compile
+        scratch = new_scratch(n, per)
 
     def step(steps, t):
         draws = rng.random((steps, n_problems, per))
         if gram is not None:
-            return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t), 0
+            return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t, scratch), 0
         return _sbp.sbp_blocks(data, kern, plan, state, draws, t)
 
     evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
                       else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
     return state, evals
+
+
+def new_scratch(n, per):
+    """A :class:`~pegasos._numba.sbp.Scratch` for n examples and ``per`` uniforms per
+    problem and step (allocated here: nothing to compile)."""
+    return Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n), np.empty(per, np.int64),
+                   np.empty(per))
 
 
 def output(state, c, target, sw, budget, biased):
