@@ -115,7 +115,7 @@ def _pick(cum, count, target):
             lo = mid + 1
         else:
             hi = mid
-    return min(lo, count - 1)
+    return lo if lo < count - 1 else count - 1  # min(), without compiling it for two ints
 
 
 @njit(inline="always")
@@ -315,7 +315,7 @@ def _project_unit_ball(c, w2, a, r):
             a[j, c] = np.nan
         return w2
     if w2 <= 1.0:
-        return max(w2, 0.0)
+        return 0.0 if w2 < 0.0 else w2  # max(w2, 0.0), without compiling max for floats
     f = 1.0 / math.sqrt(w2)
     for j in range(a.shape[0]):
         a[j, c] *= f
