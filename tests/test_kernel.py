@@ -554,6 +554,42 @@ def test_kernel_defaults_are_within_a_point_of_svc_defaults():
             assert model.score(Xt, yt) >= svc - 0.01, (type(model).__name__, svc)
 
 
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("scale", [1.0, 1e3], ids=["rbf", "linear-rescaled"])
+def test_the_pass_behind_nu_from_C_is_kernel_pegasos_last_iterate(k, scale):
+    """``gram_pegasos_pass`` (the SBP's estimate of nu on the kernel matrix) is
+    ``gram_pegasos_steps`` from w = 0 without an average: the same responses and norm, with
+    loss weights, draws repeated within a batch (uniform draws), and (rows of norm ~1e3
+    under a linear kernel) the scale rescaled below MIN_SCALE again and again; and, with
+    unit weights, the reference's last iterate."""
+    X, y = make_binary(n=40, d=4, seed=45)
+    Y = np.column_stack([y, -y]).astype(float)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.5) if scale == 1.0 else (X * scale) @ (X * scale).T
+    lam, T = 0.05, 70
+    idx = np.random.default_rng(6).integers(0, 40, T * k)
+    assert any(len(np.unique(b)) < k for b in idx.reshape(T, k)) or k == 1
+    for sw in (np.ones(40), np.random.default_rng(7).uniform(0.5, 2.0, 40)):
+        g, scal = np.zeros((40, 2)), np.zeros((2, 2))
+        gram_numba.gram_pegasos_pass(gram_numba.GramData(K, Y, sw), lam, idx, np.empty(k), g,
+                                     scal)
+        state = kp.ResponseState(*(np.zeros((40, 2)) for _ in range(3)),
+                                 np.zeros((kp.N_SCALARS, 2)))
+        state.scal[kp.S] = 1.0
+        plan = kp.ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=kp.PEGASOS,
+                               avg_start=10**9, max_cols=64)
+        gram_numba.gram_pegasos_steps(gram_numba.GramData(K, Y, sw), plan, state, idx, 1)
+        full = state.scal[kp.S] * state.g
+        np.testing.assert_allclose(scal[0] * g, full, rtol=0, atol=1e-12 * np.abs(full).max())
+        np.testing.assert_allclose(scal[1], state.scal[kp.W2], rtol=1e-12)
+    beta = naive.kernel_pegasos(K, y, lam, idx, k=k, projection=True)
+    g, scal = np.zeros((40, 2)), np.zeros((2, 2))
+    gram_numba.gram_pegasos_pass(gram_numba.GramData(K, Y, np.ones(40)), lam, idx, np.empty(k),
+                                 g, scal)
+    np.testing.assert_allclose(scal[0, 0] * g[:, 0], K @ beta, rtol=0,
+                               atol=1e-9 * np.abs(K @ beta).max())
+    assert scal[1, 0] == pytest.approx(beta @ K @ beta, rel=1e-9)
+
+
 @pytest.mark.parametrize("on_gram", [True, False], ids=["kernel-matrix", "engine"])
 def test_sbp_from_C_estimates_nu_per_problem(on_gram, monkeypatch):
     from sklearn.datasets import load_iris

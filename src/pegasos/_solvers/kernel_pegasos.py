@@ -122,22 +122,32 @@ def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw, gram=None):
     margin units) for its last iterate w: the weighted mean hinge loss L
     (weights ``sw``) from the responses and ||w||^2 from the solver's state,
     so the estimate costs the pass's kernel evaluations and nothing more.
-    ``kern`` without ``bias2``; ``gram`` the kernel matrix, if the fit has one
-    (:func:`run`).  Returns (nu per problem, kernel evaluations).
+    ``kern`` without ``bias2``; ``gram`` the kernel matrix, if the fit has one:
+    then the pass is :func:`~pegasos._numba.gram.gram_pegasos_pass`' on it,
+    else :func:`run`'s on the engine.  Returns (nu per problem, kernel evaluations).
     """
     n = rows.n_rows
     lam = resolve_lam(None, C, n)  # C = None: DEFAULT_C
     k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
-    plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
-                        max_cols=block_columns(rows.n_features))
-    state, evals = run(
-        rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan,
-        max(1, math.ceil(n / k)), IndexStream("permutation", n, np.random.default_rng(seed)),
-        gram=gram,
-    )
-    hinge = np.average(np.maximum(0.0, 1.0 - Y * (state.scal[_kp.S] * state.g)), axis=0,
-                       weights=sw)
-    norm = np.sqrt(np.maximum(state.scal[_kp.W2], 0.0))
+    T = max(1, math.ceil(n / k))
+    stream = IndexStream("permutation", n, np.random.default_rng(seed))
+    if gram is not None:
+        check_array("the kernel matrix", gram, (n, n))
+        check_per_row(rows, loss_weights=sw)
+        check_array("the targets Y", Y, (n, Y.shape[1]))
+        idx = stream.take(T * k)
+        check_draws(idx, n)
+        g, scal, evals = np.zeros(Y.shape), np.zeros((2, Y.shape[1])), 0
+        _gram.gram_pegasos_pass(GramData(gram, Y, sw), lam, idx, np.empty(k), g, scal)
+        scale, w2 = scal
+    else:
+        plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
+                            max_cols=block_columns(rows.n_features))
+        state, evals = run(rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan, T,
+                           stream)
+        g, scale, w2 = state.g, state.scal[_kp.S], state.scal[_kp.W2]
+    hinge = np.average(np.maximum(0.0, 1.0 - Y * (scale * g)), axis=0, weights=sw)
+    norm = np.sqrt(np.maximum(w2, 0.0))
     nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)
     if not np.all(np.isfinite(nu)):
         raise ValueError("Floating-point overflow while estimating nu from C. Scale the input.")
