@@ -89,14 +89,19 @@ def gram_pegasos_steps(data, plan, state, idx, t):
                 else:
                     s *= shrink
                     w2 *= shrink * shrink
-            # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = s g[i]
+            # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = s g[i];
+            # the draws that hold their margin add 0 (skipped: their kernel values, read
+            # problem after problem, were the Perceptron's cost)
             lin, quad = 0.0, 0.0
             for m in range(k):
+                if coef[m] == 0.0:
+                    continue
                 i = batch[m]
                 lin += coef[m] * g[i, c]
                 inner = 0.0
                 for q in range(k):
-                    inner += K[i, batch[q]] * coef[q]
+                    if coef[q] != 0.0:
+                        inner += K[i, batch[q]] * coef[q]
                 quad += coef[m] * inner
             w2 += 2.0 * s * lin + quad
             for m in range(k):  # units of w to coefficients of the scaled iterate
@@ -221,10 +226,13 @@ def gram_pegasos_pass(data, lam, idx, coef, g, scal):
             shrink = 1.0 - 1.0 / t  # 0 at t = 1, where w = 0 already
             s, w2 = (s * shrink, w2 * shrink * shrink) if shrink != 0.0 else (1.0, 0.0)
             for m in range(k):  # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>
+                if coef[m] == 0.0:
+                    continue
                 i = batch[m]
                 inner = 0.0
                 for q in range(k):
-                    inner += K[i, batch[q]] * coef[q]
+                    if coef[q] != 0.0:
+                        inner += K[i, batch[q]] * coef[q]
                 w2 += 2.0 * s * coef[m] * g[i, c] + coef[m] * inner
             for m in range(k):
                 if coef[m] != 0.0:
