@@ -48,6 +48,7 @@ def replay(X, y, gamma, seed=0):
     from pegasos._numba.water_filling import water_level_select
     from pegasos._solvers.engine import block_columns, engine_for, points
     from pegasos._solvers.kernel_pegasos import nu_from_one_pass
+    from pegasos._solvers.sbp import new_scratch
 
     est = SBPClassifier(gamma=gamma, random_state=seed)
     X, y = est._validate_xy(X, y, reset=True)
@@ -63,6 +64,7 @@ def replay(X, y, gamma, seed=0):
                          max_cols=block_columns(rows.n_features), engine=engine_for(n))
     data_ = _sbp.SBPData(points(rows, sqnorm), Y, np.array([budget]), sw)
     rng = np.random.default_rng(seed)
+    scratch = new_scratch(n, BATCH)
     work = np.empty(3 * n)
     sizes = {mb: min(n, max(1, int(mb * 2**20 // (8 * n)))) for mb in CACHE_MB}  # columns
     caches = {mb: collections.OrderedDict() for mb in CACHE_MB}
@@ -88,7 +90,7 @@ def replay(X, y, gamma, seed=0):
                     cache[i] = None
                     if len(cache) > sizes[mb]:
                         cache.popitem(last=False)
-        t, _ = _sbp.sbp_blocks(data_, est._kargs, splan, state, draws, t)
+        t, _ = _sbp.sbp_blocks(data_, est._kargs, splan, state, draws, t, scratch)
     replayed = set(np.flatnonzero(state.a[:, 0]).tolist())
     if replayed != drawn:
         raise RuntimeError(f"replayed draws differ from the solver's: {len(drawn ^ replayed)}")

@@ -421,7 +421,7 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=Fa
         t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t,
                                       new_scratch(n, draws.shape[2]))
         return t, None, state
-    t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t)
+    t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t, new_scratch(n, draws.shape[2]))
     return t, evals, state
 
 

@@ -228,7 +228,7 @@ def _add_draws(points, kern, plan, members, coef_w, w2_new, state):
 
 
 @njit
-def sbp_blocks(data, kern, plan, state, draws, t):
+def sbp_blocks(data, kern, plan, state, draws, t, scratch):
     """Run ``len(draws)`` iterations of the mini-batch SBP on every one-vs-rest problem.
 
     Each iteration finds every problem's water level, draws k examples per
@@ -241,13 +241,11 @@ def sbp_blocks(data, kern, plan, state, draws, t):
 
     ``data`` (:class:`SBPData`), ``kern`` (:class:`~.kernels.Kernel`, no
     ``bias2``), ``plan`` (:class:`SBPPlan`), ``state`` (:class:`SBPState`,
-    updated in place).  Returns (t after the last step, kernel evaluations).
+    updated in place), ``scratch`` (:class:`Scratch` for n examples and
+    ``draws.shape[2]`` draws).  Returns (t after the last step, kernel evaluations).
     """
     n, n_problems = data.Y.shape
-    per = draws.shape[2]
-    changes = new_changes(n, per * n_problems, n_problems)
-    scratch = Scratch(np.empty(3 * n), np.empty(n, np.int64), np.empty(n),
-                      np.empty(per, np.int64), np.empty(per))
+    changes = new_changes(n, draws.shape[2] * n_problems, n_problems)
     evals = 0
     for step in range(draws.shape[0]):
         count = draw_all(t, data, plan, state.r, draws[step], changes, scratch)

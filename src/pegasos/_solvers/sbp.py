@@ -34,18 +34,18 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
                      scal=np.zeros((_sbp.SBP_SCALARS, n_problems)))
     rng = np.random.default_rng(seed)
     per = 2 * batch_size if isinstance(plan.draws, Biased) else batch_size
+    scratch = new_scratch(n, per)
 
     if gram is not None:
         check_array("the kernel matrix", gram, (n, n))
         on_gram = data._replace(points=gram)
         gram_plan = plan._replace(engine=_blocks.SERIAL)  # unused there: one type, one compile
-        scratch = new_scratch(n, per)
 
     def step(steps, t):
         draws = rng.random((steps, n_problems, per))
         if gram is not None:
             return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t, scratch), 0
-        return _sbp.sbp_blocks(data, kern, plan, state, draws, t)
+        return _sbp.sbp_blocks(data, kern, plan, state, draws, t, scratch)
 
     evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
                       else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
