@@ -7,7 +7,9 @@ that test instead of ending the test run.
 Each draws ``$PEGASOS_FUZZ_EXAMPLES`` cases with hypothesis (derandomized:
 the same cases every run) and checks that the outcome is a ``ValueError``
 (``ModelFileError`` for model files) or a result equal to that of valid input.
-``zip`` mutates the zip structure of model files (member count, flags,
+``model`` edits arrays, members and header fields (bit flips inside the ``.npy``
+headers with their CRC made to match, every header parameter swapped for another
+JSON type among them); ``zip`` mutates the zip structure of model files (member count, flags,
 compression method, declared and stored sizes, offsets, byte order and
 width of the arrays); ``sequences`` is no fuzzer but every continued fit
 (warm start, ``partial_fit``, a loaded or altered state, refits) on data of
@@ -182,6 +184,17 @@ arrays = st.one_of(
     st.builds(lambda n: np.array(["a", "b", "c"][:n]), st.integers(0, 3)),
     st.builds(lambda n: np.ones(n, dtype=np.float32), st.integers(0, 6)),
 )
+#: What a header parameter can be turned into: every JSON type, and the dict encoding broken.
+param_swaps = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 2**70), st.floats(), st.text(max_size=4),
+    st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(),
+                                                             max_size=2),
+    st.builds(lambda items: {"__dict_items__": items},
+              st.one_of(st.text(max_size=2), st.lists(st.one_of(
+                  st.integers(), st.lists(st.one_of(st.integers(), st.floats(), st.text(max_size=2),
+                                                    st.lists(st.integers(), max_size=1)),
+                                          max_size=3)), max_size=3))),
+)
 json_values = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**12), st.floats(allow_nan=False),
                         st.text(max_size=5), st.lists(st.integers(0, 5), max_size=3),
                         st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
@@ -202,7 +215,7 @@ def model_cases(draw):
     entries_extra = []
     compress = False
     what = draw(st.sampled_from(["replace", "drop", "extra", "duplicate", "header", "flip",
-                                 "truncate", "compress", "csr"]))
+                                 "truncate", "compress", "csr", "npy_header", "param_type"]))
     if what == "replace":
         members[draw(st.sampled_from(names))] = draw(arrays)
     elif what == "drop":
@@ -220,6 +233,8 @@ def model_cases(draw):
             target = meta
         keys = sorted(target) + ["format", "version", "estimator", "new"]
         target[draw(st.sampled_from(keys))] = draw(json_values)
+    elif what == "param_type" and meta.get("params"):
+        meta["params"][draw(st.sampled_from(sorted(meta["params"])))] = draw(param_swaps)
     elif what == "compress":
         compress = True
     elif what == "csr" and any("__csr_" in n for n in names):
@@ -230,6 +245,14 @@ def model_cases(draw):
         members[part] = arr
     entries = [(k + ".npy", _npy(v)) for k, v in members.items()]
     entries.append(("__meta__.npy", _npy(np.asarray(json.dumps(meta)))))
+    if what == "npy_header":  # flipped inside a member's .npy header, its CRC made to match
+        at = draw(st.integers(0, len(entries) - 1))
+        name, data = entries[at]
+        data = bytearray(data)
+        size = int.from_bytes(data[8:10], "little")  # format 1.0: the header's length
+        for _ in range(draw(st.integers(1, 3))):
+            data[10 + draw(st.integers(0, size - 1))] ^= 1 << draw(st.integers(0, 7))
+        entries[at] = (name, bytes(data))
     entries += entries_extra
     path = WORK / "case.model"
     _write(path, entries, compress)

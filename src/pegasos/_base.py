@@ -31,6 +31,8 @@ NEVER = np.iinfo(np.int64).max
 #: the solvers' counters are int64.
 MAX_COUNT = 2**62
 _FLOAT_MAX = float(np.finfo(np.float64).max)
+#: The largest intercept_scaling: its square, 1e300, is finite with room for a row's norm.
+MAX_INTERCEPT_SCALING = 1e150
 
 #: The constraints of the parameters that every estimator has.
 ESTIMATOR_CONSTRAINTS: dict = {
@@ -51,7 +53,9 @@ PEGASOS_CONSTRAINTS: dict = {
     "projection": ["boolean"],
     "average": ["boolean", Interval(Real, 0, 1, closed="right")],
     "fit_intercept": ["boolean"],
-    "intercept_scaling": [Interval(Real, 0, math.inf, closed="neither")],
+    # at most MAX_INTERCEPT_SCALING: the intercept feature's square, in every row's squared
+    # norm and kernel value, stays finite
+    "intercept_scaling": [Interval(Real, 0, MAX_INTERCEPT_SCALING, closed="right")],
     "class_weight": [dict, StrOptions({"balanced"}), None],
     **ESTIMATOR_CONSTRAINTS,
 }
@@ -208,11 +212,27 @@ def check_params(est):
     """
     est._validate_params()
     check_exclusive_params(est)
+    check_class_weight(est.get_params(deep=False).get("class_weight"))
+
+
+def check_class_weight(class_weight):
+    """A ``class_weight`` dict's weights are finite non-negative numbers (``fit`` checks
+    them again once the classes are known: :func:`loss_weights`)."""
+    if not isinstance(class_weight, dict):
+        return
+    for label, weight in class_weight.items():
+        if isinstance(weight, bool) or not isinstance(weight, Real) or not (
+                0 <= weight < math.inf):
+            raise ValueError(
+                f"class_weight must map each label to a finite non-negative number; got "
+                f"{weight!r} for label {label!r}."[:300])
 
 
 def check_exclusive_params(est):
-    """lam and C, and n_iter and n_epochs, are alternatives: at most one of each."""
+    """lam and C, nu and C, and n_iter and n_epochs, are alternatives: at most one of each."""
     params = est.get_params(deep=False)
+    if params.get("nu") is not None and params.get("C") is not None:
+        raise ValueError("Give either nu or C, not both.")
     if params.get("lam") is not None and params.get("C") is not None:
         raise ValueError(
             f"Give either lam or C, not both (lam={params['lam']!r}, C={params['C']!r}); "
@@ -236,8 +256,13 @@ def loss_weights(X, y, sample_weight, class_weight, classes):
             bad = {c.item(): float(w) for c, w in zip(classes, cw) if not w >= 0 or w == np.inf}
             raise ValueError(f"class_weight must be finite and non-negative; got {bad}.")
         sw = sw * cw[np.searchsorted(classes, y)]
-    if not np.sum(sw) > 0:
+    total = np.sum(sw)
+    if not total > 0:
         raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
+    if not np.isfinite(total):
+        raise ValueError("The loss weights (sample_weight times class_weight) sum to more "
+                         "than float64 holds; scale them down (only their ratios matter with "
+                         "C or lam scaled likewise).")
     return sw
 
 
@@ -263,6 +288,34 @@ def check_two_classes(classes):
             f"The training data must contain samples of at least 2 classes; "
             f"got only one class: {classes.tolist()[0]!r}."
         )
+
+
+def check_known_labels(y, classes):
+    """Refuse labels the model was not fitted on (a certificate of problems it never had)."""
+    unknown = np.setdiff1d(y, classes)
+    if unknown.size:
+        raise ValueError(
+            f"y holds labels the model was not fitted on: {unknown[:5].tolist()}; its "
+            f"classes are {classes[:10].tolist()}.")
+
+
+def check_finite_fit(est):
+    """Refuse a fit whose fitted arrays or numbers hold NaN or inf: no fit returns, and so
+    none writes, such a model.  The support vectors are rows of the checked input."""
+    for key, value in vars(est).items():
+        if not key.endswith("_") or key.startswith("_") or key == "support_vectors_":
+            continue
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            finite = bool(np.all(np.isfinite(value)))
+        elif isinstance(value, float):
+            finite = math.isfinite(value)
+        else:
+            continue
+        if not finite:
+            raise ValueError(
+                f"Floating-point overflow: the fitted {key} holds NaN or infinite values. "
+                "Scale the input (e.g. with StandardScaler or MaxAbsScaler), or use "
+                "smaller weights, C, nu or intercept_scaling.")
 
 
 def check_finite_scores(scores):

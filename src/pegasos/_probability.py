@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import check_finite_fit
 from ._sklearn_private import _sigmoid_calibration
 
 N_FOLDS = 5
@@ -37,7 +38,11 @@ class ProbabilityMixin:
     """``probability=True``: ``probA_``, ``probB_``, ``predict_proba``, ``predict_log_proba``."""
 
     def _fit_probability(self, X, y, sample_weight=None):
-        """After a fit on validated (X, y): Platt sigmoids from 5-fold out-of-fold decisions."""
+        """After a fit on validated (X, y): Platt sigmoids from 5-fold out-of-fold decisions.
+
+        Every fit ends here: its fitted arrays are checked finite first, and the sigmoids
+        after."""
+        check_finite_fit(self)
         for name in ("probA_", "probB_"):
             if hasattr(self, name):
                 delattr(self, name)
@@ -76,6 +81,7 @@ class ProbabilityMixin:
             b.append(bc)
         self.probA_ = np.asarray(a, dtype=np.float64)
         self.probB_ = np.asarray(b, dtype=np.float64)
+        check_finite_fit(self)
         return self
 
     def _probability_scores(self, X):

@@ -222,3 +222,36 @@ def compact_columns(*matrices):
         out.append(sp.csr_matrix((M.data[:nnz], indices, M.indptr),
                                  shape=(M.shape[0], max(used.shape[0], 1))))
     return tuple(out)
+
+
+def column_products(X, columns, coef):
+    """``X[:, columns] @ coef.T`` without allocating anything as wide as X.
+
+    SciPy's column indexing of a CSR matrix allocates an array of X's width, and a
+    precomputed kernel's model names that width itself (``n_features_in_``, the
+    training rows): a model file claiming 10**18 of them would make prediction
+    allocate exabytes.  Here the columns are matched to X's stored indices by a
+    sorted search, in O(nnz log len(columns)); repeated columns add their
+    coefficients.  Dense X is indexed as it is.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix(([1.0, 2.0, 3.0], [0, 7, 10**15], [0, 2, 3]), shape=(2, 10**18))
+    >>> column_products(X, np.array([10**15, 7]), np.array([[1.0, 10.0]])).tolist()
+    [[20.0], [3.0]]
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    if not sp.issparse(X):
+        return np.asarray(X[:, columns] @ coef.T)
+    unique, inverse = np.unique(np.asarray(columns, dtype=np.int64), return_inverse=True)
+    merged = np.zeros((unique.size, coef.shape[0]))
+    np.add.at(merged, inverse, coef.T)
+    nnz = int(X.indptr[-1])
+    indices = X.indices[:nnz]
+    at = np.minimum(np.searchsorted(unique, indices), max(unique.size - 1, 0))
+    hit = unique[at] == indices if unique.size else np.zeros(nnz, bool)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    picked = sp.csr_matrix((X.data[:nnz][hit], (rows[hit], at[hit])),
+                           shape=(X.shape[0], unique.size))
+    return np.asarray(picked @ merged)

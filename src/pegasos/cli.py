@@ -440,27 +440,21 @@ def _save(est, path, solver_state=False):
         raise _Failure(f"cannot write the model {path}: {_reason(exc)}") from exc
 
 
-def _available_memory():
-    """Bytes of memory available now (Linux), or None when it cannot be told."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def _check_weights_fit(X, n_classes, path):
     """Refuse data whose weight vectors cannot fit in memory; note very sparse index ranges."""
     import numpy as np
 
+    from ._memory import available_memory, format_bytes
+
     d = X.shape[1]
     n_problems = 1 if n_classes == 2 else n_classes
     need = 3 * n_problems * (d + 1) * 8  # weights, their average, the model's coef_
-    available = _available_memory()
+    available = available_memory()
     if available is not None and need > available:
         raise _Failure(
             f"{path}: the largest feature index is {d}, so the model needs {n_problems} x {d} "
-            f"weights ({need / 2**20:.0f} MB with the solver's state) but only "
-            f"{available / 2**20:.0f} MB of memory is available; are the indices right?"
+            f"weights ({format_bytes(need)} with the solver's state) but only "
+            f"{format_bytes(available)} of memory is available; are the indices right?"
         )
     if need <= 100 * 2**20:
         return

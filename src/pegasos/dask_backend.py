@@ -40,7 +40,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ._base import binary_targets, budget, check_finite_weights, check_two_classes
+from ._base import binary_targets, budget, check_finite_fit, check_finite_weights, check_two_classes
+from ._memory import check_memory
 from ._rows import as_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers import linear as _solver
@@ -334,6 +335,12 @@ class DaskPegasosClassifier(PegasosClassifier):
         check_two_classes(classes)
         self.classes_ = classes
         self.n_features_in_ = d
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        # on the driver: each problem's state (weights and their average), the round's
+        # weights and coef_
+        check_memory(8 * 4 * n_problems * (d + 1),
+                     f"{type(self).__name__}'s {n_problems} binary problems on {d} features "
+                     "(4 values per feature each on the driver, 8 bytes a value)")
         plan = self.fit_plan(n, len(classes))
         if self.mode == "average":  # local epochs of k = 1, whatever batch_size says
             plan = replace(plan, batch_size=1, n_average=0,
@@ -350,6 +357,7 @@ class DaskPegasosClassifier(PegasosClassifier):
                            intercept=W[:, d] * bias_feature, lam=plan.lam, t=rounds,
                            n_iter=rounds)
         self.n_rounds_ = rounds
+        check_finite_fit(self)
         return self
 
     def _rounds(self, client, x_parts, y_parts, sizes, d, bias_feature, plan, classes):

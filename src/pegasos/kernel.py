@@ -41,19 +41,21 @@ from ._base import (
     binary_targets,
     check_exclusive_params,
     check_finite_scores,
+    check_known_labels,
     check_two_classes,
     constraints_of,
     loss_weights,
     make_plan,
     positive_classes,
 )
+from ._memory import check_memory
 from ._numba import kernels as _kern
 from ._numba.kernel_pegasos import ResponseData, ResponsePlan
 from ._numba.kernels import Kernel
 from ._numba.linear import row_sqnorms
 from ._numba.sbp import SBPData, SBPPlan, draws_of
 from ._probability import ProbabilityMixin
-from ._rows import as_rows, check_sparse_structure, compact_columns
+from ._rows import as_rows, check_sparse_structure, column_products, compact_columns
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
@@ -181,11 +183,22 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         **ESTIMATOR_CONSTRAINTS,
     }
 
+    #: Values per training row that each one-vs-rest problem's fit holds: its targets,
+    #: the solver's state (kernel Pegasos and the Perceptron: 3 arrays) and its output.
+    _PER_ROW = 5
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel != "precomputed"
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+    def _check_memory(self, n, n_classes):
+        """Refuse, before allocating them, problems whose per-row arrays exceed memory."""
+        n_problems = 1 if n_classes == 2 else n_classes
+        check_memory(8 * self._PER_ROW * n_problems * n,
+                     f"{type(self).__name__}'s {n_problems} one-vs-rest problems on {n} rows "
+                     f"({self._PER_ROW} values per row each, 8 bytes a value)")
 
     # -- input ---------------------------------------------------------------
 
@@ -223,6 +236,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         else None): the solvers then run on it, and compile once for every kind of rows."""
         classes = np.unique(y)
         check_two_classes(classes)
+        self._check_memory(X.shape[0], len(classes))
         self.classes_ = classes
         self.gamma_ = self._kernel_args(X).gamma
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
@@ -298,7 +312,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             accept_large_sparse=True, reset=False,
         )
         if self.kernel == "precomputed":
-            scores = np.asarray(X[:, self.support_] @ np.asarray(coef).T)
+            scores = column_products(X, self.support_, coef)
         else:
             X, support_vectors = compact_columns(X, self.support_vectors_)
             scores = decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
@@ -340,11 +354,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
                           accept_large_sparse=True, reset=False)
         y = np.asarray(y)
         check_consistent_length(X, y)
-        unknown = np.setdiff1d(y, self.classes_)
-        if unknown.size:
-            raise ValueError(
-                f"y holds labels the model was not fitted on: {unknown[:5].tolist()}; its "
-                f"classes are {self.classes_[:10].tolist()}.")
+        check_known_labels(y, self.classes_)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"With kernel='precomputed', duality_gap takes the Gram matrix of the training "
@@ -411,7 +421,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         X is the training Gram matrix, which both index."""
         A = X if left is None else X[left]
         if self.kernel == "precomputed":
-            products = (A if right is None else A[:, right]) @ coef.T
+            products = A @ coef.T if right is None else column_products(A, right, coef)
         else:
             A, B = compact_columns(A, X if right is None else X[right])
             products = decision_values(as_rows(A, A.dtype), as_rows(B, B.dtype), coef,
@@ -489,14 +499,8 @@ class _ResponseSolver(_KernelClassifier):
         """The intercept feature's term in the kernel, intercept_scaling**2 (0 without one)."""
         if not self.fit_intercept:
             return 0.0
-        scale = float(self.intercept_scaling)
-        try:
-            return scale**2
-        except OverflowError:
-            raise ValueError(
-                f"intercept_scaling={scale:.3g} is too large: its square, the intercept "
-                "feature's term in the kernel, overflows float64. Use a value below 1e150."
-            ) from None
+        scale = float(self.intercept_scaling)  # at most MAX_INTERCEPT_SCALING: finite
+        return scale * scale
 
 
 @_documented
@@ -910,6 +914,7 @@ class SBPClassifier(_KernelClassifier):
                          "class_weight", average=["boolean"],
                          nu=[Interval(Real, 0, math.inf, closed="left"), "array-like", None]),
     }
+    _PER_ROW = 6  # targets, the SBP's 4 state arrays, the output
 
     def __init__(
         self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,
@@ -948,8 +953,6 @@ class SBPClassifier(_KernelClassifier):
 
         __FIT_PARAMETERS__
         """
-        if self.nu is not None and self.C is not None:
-            raise ValueError("Give either nu or C, not both.")
         check_exclusive_params(self)
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
@@ -978,7 +981,13 @@ class SBPClassifier(_KernelClassifier):
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
         radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
-        budgets = nu * sw.sum()
+        with np.errstate(over="ignore"):
+            budgets = nu * sw.sum()
+        if not np.all(np.isfinite(budgets)):
+            raise ValueError(
+                f"nu={float(nu.max()):.4g} is too large for these weights: the slack budget, nu "
+                f"times the total weight {sw.sum():.4g}, overflows float64. nu is the average "
+                "slack in margin units; scale nu or the weights down.")
         state, more = _sbp.run(
             rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
             SBPPlan(radius=radius, draws=draws_of(self.fit_intercept), avg_start=plan.avg_start(1),

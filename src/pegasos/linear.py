@@ -13,12 +13,16 @@ from ._base import (
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
+    check_finite_fit,
     check_finite_scores,
+    check_known_labels,
     check_two_classes,
     loss_weights,
     make_plan,
+    positive_classes,
     resolve_lam,
 )
+from ._memory import check_memory
 from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure
 from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
@@ -408,6 +412,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self.plan_ = plan
         self._solve(X, y, sw, plan, reset=first or not hasattr(self, "state_"),
                     keep_alpha=False)
+        check_finite_fit(self)
         return self
 
     def fit_plan(self, n_samples, n_classes=2, sample_weight=None):
@@ -493,6 +498,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X, y = self._validate_xy(X, y, reset=False)
+        check_known_labels(y, self.classes_)
         sw = self._loss_weights(X, y, sample_weight)
         rows = as_rows(X)
         targets = self._binary_targets(y)
@@ -565,8 +571,16 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     def _solve(self, X, y, sw, plan, reset, keep_alpha):
         """Run ``plan`` on every binary problem from ``state_`` (new when ``reset``)."""
         rows = as_rows(X)
+        n_problems, d = len(positive_classes(self.classes_)), X.shape[1]
+        # each problem's targets and, with keep_alpha, dual coefficients (and their average),
+        # one per row; its weights, their average and coef_, one per feature
+        per_row, per_feature = (3 if keep_alpha else 1), 3
+        check_memory(8 * n_problems * (per_row * rows.n_rows + per_feature * (d + 1)),
+                     f"{type(self).__name__}'s {n_problems} binary problem"
+                     f"{'s' * (n_problems > 1)} on {rows.n_rows} rows and {d} features "
+                     f"({per_row} values per row and {per_feature} per feature each, 8 bytes a "
+                     "value)")
         targets = self._binary_targets(y)
-        n_problems, d = len(targets), X.shape[1]
         layout = self._intercept_layout()
         state = PegasosState.start(n_problems, d) if reset else self.state_
         if not reset:  # a continued fit's state may have been loaded or set by hand: check it

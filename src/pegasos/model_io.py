@@ -148,10 +148,24 @@ def _json_param(value):
     return None, False
 
 
-def _from_json_param(value):
-    if isinstance(value, dict) and "__dict_items__" in value:
-        return {k: v for k, v in value["__dict_items__"]}
-    return value
+def _is_scalar(value):
+    return value is None or isinstance(value, (bool, str, int, float))
+
+
+def _from_json_param(key, value, refuse):
+    """A parameter as the header stores it (:func:`_json_param`): a JSON scalar, or a
+    dict as ``{"__dict_items__": [[key, value], ...]}`` of scalars, each key once."""
+    if _is_scalar(value):
+        return value
+    items = value.get("__dict_items__") if isinstance(value, dict) and len(value) == 1 else None
+    ok = isinstance(items, list) and all(
+        isinstance(pair, list) and len(pair) == 2 and all(map(_is_scalar, pair))
+        for pair in items)
+    refuse.check(ok and len({k for k, _ in items}) == len(items),
+                 f"header parameter {quote(key)} is {quote(value)}; a parameter is a number, "
+                 "a string, a boolean, null, or a dict of them stored as "
+                 '{"__dict_items__": [[key, value], ...]} with each key once')
+    return dict(items)
 
 
 def _plain_array(name, value):
@@ -435,10 +449,11 @@ def _npy_header(f, name, info, refuse):
         read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                 else np.lib.format.read_array_header_2_0)
         shape, fortran_order, dtype = read(f, max_header_size=_NPY_HEADER_CAP)
-    except ModelFileError:
+    except (ModelFileError, zipfile.BadZipFile):  # the latter: a CRC that does not match
         raise
-    except (ValueError, TypeError, SyntaxError, OverflowError, EOFError) as exc:
-        refuse(f"array {quote(name)} has a malformed .npy header ({quote(exc)})")
+    except Exception as exc:  # whatever NumPy's parse of the header's dict literal raises
+        refuse(f"array {quote(name)} has a malformed .npy header ({type(exc).__name__}: "
+               f"{quote(exc)})")
     refuse.check(all(v >= 0 for v in shape), f"array {quote(name)} has a negative dimension")
     refuse.check(not dtype.hasobject and dtype.kind in "biufU" and dtype.itemsize > 0,
                  f"array {quote(name)} has dtype {quote(dtype)}, which a model file never holds")
@@ -487,6 +502,13 @@ def _read_meta(raw, refuse):
                  f"unknown estimator {quote(estimator)}")
     for key in ("params", "attributes"):
         refuse.check(isinstance(meta.get(key), dict), f"header field {key!r} is not an object")
+    refuse.check(isinstance(meta.get("pegasos_version", ""), str),
+                 f"header field 'pegasos_version' is {quote(meta.get('pegasos_version'))}; "
+                 "a version string is expected")
+    dropped = meta.get("dropped_params", [])
+    refuse.check(isinstance(dropped, list) and all(k in meta["params"] for k in dropped),
+                 f"header field 'dropped_params' is {quote(dropped)}; a list of the names of "
+                 "parameters that could not be written is expected")
     return meta
 
 
@@ -508,7 +530,7 @@ def _expected_members(meta, refuse):
         refuse.check(ok, f"header entry for array {quote(name)} is malformed")
         try:
             dtype = np.dtype(spec["dtype"])
-        except (TypeError, ValueError, SyntaxError):
+        except Exception:  # whatever NumPy's parse of a dtype string raises
             refuse(f"header gives array {quote(name)} an unknown dtype {quote(spec['dtype'])}")
         refuse.check(dtype.kind in "biufU", f"array {quote(name)} has dtype {dtype}, which a model "
                                             "file never holds")
@@ -733,12 +755,7 @@ def load_model_with_header(path):
     name = meta["estimator"]
     _assemble_sparse(arrays, refuse)
     _check_scalars(name, meta["attributes"], refuse)
-    params = {k: _from_json_param(v) for k, v in meta["params"].items()}
-    try:
-        estimator = _estimators()[name](**params)
-        estimator._validate_params()
-    except (TypeError, ValueError) as exc:  # InvalidParameterError is a ValueError
-        refuse(f"the header's parameters are not valid for {name} ({exc})")
+    estimator = _checked_estimator(name, meta["params"], refuse)
     extras = {key: arrays.pop(key) for key in list(arrays)
               if key.startswith(("state__", "history__"))}
     _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse)
@@ -748,6 +765,24 @@ def load_model_with_header(path):
         setattr(estimator, key, value)
     _restore_fit(estimator, meta, extras, refuse)
     return estimator, meta
+
+
+def _checked_estimator(name, params, refuse):
+    """An unfitted ``name`` with the header's parameters, each checked by type and range as
+    ``fit`` checks it (the estimator's ``_parameter_constraints``, then the relations
+    between parameters and the class weights' values)."""
+    from ._base import check_params
+
+    params = {key: _from_json_param(key, value, refuse) for key, value in params.items()}
+    try:
+        estimator = _estimators()[name](**params)
+    except TypeError as exc:  # a parameter the estimator does not have
+        refuse(f"the header's parameters are not those of {name} ({quote(exc, 200)})")
+    try:
+        check_params(estimator)
+    except ValueError as exc:  # InvalidParameterError is a ValueError
+        refuse(f"the header's parameters are not valid for {name} ({quote(exc, 300)})")
+    return estimator
 
 
 def _restore_fit(estimator, meta, extras, refuse):

@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._memory import check_memory
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
 from .._numba.working_set import Block, InnerPlan, solve_block
@@ -181,6 +182,9 @@ class _Columns:
             self.slot_of = np.arange(n, dtype=np.int64)
             self.row_of = np.arange(n, dtype=np.int64)
         else:
+            check_memory(slots * n * np.dtype(dtype).itemsize,
+                         f"DualSVC's kernel columns ({slots} columns of {n} rows: the working set "
+                         "and the columns that cache_size keeps)")
             self.store = np.empty((slots, n), dtype)
             self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
             self.row_of = np.full(slots, -1, np.int64)
