@@ -663,3 +663,22 @@ def test_pegasos_compile_fills_the_cache_for_every_input_kind(files, tmp_path):
             assert fit.returncode == 0 and "compil" not in fit.stderr, (solver, fit.stderr)
             done = _pegasos(["predict", data, tmp_path / "m.model", tmp_path / "out"], cache)
             assert done.returncode == 0 and "compil" not in done.stderr, (solver, done.stderr)
+
+
+def test_libsvms_shrinking_flag_trains_svc_and_dash_h_alone_is_the_help(files, capsys):
+    folder, train, _ = files
+    data = str(train)
+    for flag in ("0", "1"):
+        model = folder / f"h{flag}.model"
+        assert main(["train", "-s", "svc", "-h", flag, data, str(model)]) == 0
+        assert f"-h {flag} has no effect with -s svc" in capsys.readouterr().err
+        assert model.exists()
+    for argv, message in ((["-s", "svc", "-h", "2"], "argument --shrinking: invalid choice: 2"),
+                          (["-h", "0"], "-h does not apply to -s pegasos (it is for -s svc)")):
+        with pytest.raises(SystemExit) as exc:
+            main(["train", *argv, data, str(folder / "x.model")])
+        assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not (folder / "x.model").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "-h"])
+    assert exc.value.code == 0 and "--shrinking 0|1" in capsys.readouterr().out

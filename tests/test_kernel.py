@@ -528,8 +528,12 @@ def test_nu_for_with_weights_is_nu_for_the_weighted_C():
 
 def test_biased_sbp_refuses_a_class_without_weight():
     X, y = make_binary(n=40, d=3, seed=2)
-    with pytest.raises(ValueError, match=r"needs both classes with a positive total weight"):
+    with pytest.raises(ValueError, match=r"all samples with positive weights belong to the "
+                                         r"same class"):
         SBPClassifier(0.1, fit_intercept=True).fit(X, y, sample_weight=(y > 0).astype(float))
+    y3 = np.arange(len(y)) % 3  # the one-vs-rest problem of class 2 has no positive weight
+    with pytest.raises(ValueError, match=r"needs both classes with a positive total weight"):
+        SBPClassifier(0.1, fit_intercept=True).fit(X, y3, sample_weight=(y3 < 2).astype(float))
 
 
 def test_kernel_defaults_are_within_a_point_of_svc_defaults():

@@ -294,3 +294,31 @@ def test_command_line_refuses_options_svc_does_not_take(tmp_path, capsys, option
         main(["train", "-s", "svc", *option, str(tmp_path / "missing.svm")])
     assert exc.value.code == 2
     assert re.search(match, capsys.readouterr().err)
+
+
+def test_weights_on_one_class_only_are_refused_by_every_estimator():
+    from pegasos import KernelPegasosClassifier, KernelPerceptron, PegasosClassifier, SBPClassifier
+
+    X, y = _problem(classes=2)
+    zero_for_one = np.where(y == 1, 0.0, 1.0)
+    for est in (DualSVC(), PegasosClassifier(), KernelPegasosClassifier(), SBPClassifier(),
+                KernelPerceptron()):
+        with pytest.raises(ValueError, match=r"all samples with positive weights belong to the "
+                                             r"same class \(0\)"):
+            est.fit(X, y, sample_weight=zero_for_one)
+    with pytest.raises(ValueError, match=r"positive weights belong to the same class \(1\)"):
+        DualSVC(class_weight={0: 0.0}).fit(X, y)
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+@pytest.mark.parametrize("unweighted", [0, 1, 2])
+def test_a_class_of_no_weight_is_never_predicted_and_the_rest_is_svcs_model(multi_class,
+                                                                            unweighted):
+    X, y = _problem(n=90)
+    weights = np.where(y == unweighted, 0.0, 1.0)
+    clf = DualSVC(multi_class=multi_class, tol=1e-5).fit(X, y, sample_weight=weights)
+    kept = y != unweighted  # LIBSVM drops rows of weight 0; gamma="scale" is of all of X
+    svc = SVC(gamma=clf.gamma_, tol=1e-5).fit(X[kept], y[kept])
+    np.testing.assert_array_equal(clf.predict(X), svc.predict(X))
+    assert clf.n_support_[unweighted] == 0 and clf.fit_status_ == 0
+    np.testing.assert_array_equal(np.sort(clf.support_), np.sort(np.flatnonzero(kept)[svc.support_]))

@@ -266,6 +266,17 @@ def loss_weights(X, y, sample_weight, class_weight, classes):
     return sw
 
 
+def check_weighted_classes(y, sw):
+    """Refuse training data whose positive loss weights all fall on one class (SVC's
+    refusal): a model of one class would predict it for every row."""
+    weighted = np.unique(y[sw > 0])
+    if weighted.size < 2:
+        raise ValueError(
+            "Invalid input - all samples with positive weights belong to the same class "
+            f"({weighted[:1].tolist()[0]!r}); a classifier needs positive weight on at least "
+            "two classes.")
+
+
 def positive_classes(classes):
     """The positive class of each binary problem: classes[1], or each class one-vs-rest."""
     return [classes[1]] if len(classes) == 2 else list(classes)

@@ -116,9 +116,13 @@ def _train_parser(sub):
     p.add_argument("-d", "--degree", type=int, default=None,
                    help="degree of the poly kernel (default 3)")
     p.add_argument("-m", "--cache-size", type=float, default=None, metavar="MB",
-                   help="-s svc: memory for kept kernel columns (default 2048); the "
+                   help="-s svc: memory for kept kernel columns (default 200); the "
                         "stochastic kernel solvers accept it for LIBSVM's habit, with no "
                         "effect (they compute columns a mini-batch at a time)")
+    p.add_argument("--shrinking", type=int, choices=(0, 1), default=None, metavar="0|1",
+                   help="-s svc: LIBSVM's -h 0|1 (also spelled so: -h followed by a number), "
+                        "its shrinking heuristic; accepted with no effect: the working sets do "
+                        "not shrink, and shrinking changes LIBSVM's speed, not its model")
     p.add_argument("-n", "--nu", type=float, default=None,
                    help="SBP's slack budget nu (default: estimated from C by one pass of kernel "
                         "Pegasos)")
@@ -234,6 +238,7 @@ _ONLY_FOR = (
     ("coef0", "-r", KERNEL_SOLVERS),
     ("degree", "-d", KERNEL_SOLVERS),
     ("cache_size", "-m", KERNEL_SOLVERS),
+    ("shrinking", "-h", ("svc",)),
     ("nu", "-n", ("sbp",)),
     ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", "svc")),
     ("lam", "-l", ("pegasos", "kernel-pegasos")),
@@ -350,6 +355,10 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
                                 **intercept, **kernel, **common)
     if args.solver == "svc":
         from .svc import DualSVC
+
+        if args.shrinking is not None:
+            print(f"pegasos: note: -h {args.shrinking} has no effect with -s svc (its working "
+                  "sets do not shrink; the model is the same either way)", file=sys.stderr)
 
         return DualSVC(class_weight=class_weight, random_state=args.seed, **kernel, **_given(
             C=args.cost, tol=args.tol, max_iter=args.iter, cache_size=args.cache_size))
@@ -1145,14 +1154,21 @@ def _note(args, text, err=False):
 
 
 _WEIGHT_OPTION = re.compile(r"-w(-?[0-9][0-9.eE+-]*)\Z")  # LIBLINEAR's -wi WEIGHT
+_NUMBER = re.compile(r"[+-]?[0-9][0-9.eE+-]*\Z")
 
 
 def _liblinear_spellings(argv):
-    """LIBLINEAR's ``-wi WEIGHT`` (``-w1 2``, ``-w-1 0.5``) as ``--weight=i:WEIGHT``, and a
-    ``-w``/``--weight`` value that starts with a minus sign (``-w -1:0.5``) kept as a value."""
+    """LIBLINEAR's ``-wi WEIGHT`` (``-w1 2``, ``-w-1 0.5``) as ``--weight=i:WEIGHT``, a
+    ``-w``/``--weight`` value that starts with a minus sign (``-w -1:0.5``) kept as a value,
+    and LIBSVM's ``-h 0``/``-h 1`` (shrinking: ``-h`` followed by a number) as
+    ``--shrinking=N``; ``-h`` followed by anything else is the help."""
     out, i = [], 0
     while i < len(argv):
         token = argv[i]
+        if token == "-h" and i + 1 < len(argv) and _NUMBER.match(argv[i + 1]):
+            out.append(f"--shrinking={argv[i + 1]}")
+            i += 2
+            continue
         match = _WEIGHT_OPTION.match(token)
         if match and i + 1 < len(argv):
             out.append(f"--weight={match[1]}:{argv[i + 1]}")

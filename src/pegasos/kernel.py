@@ -43,6 +43,7 @@ from ._base import (
     check_finite_scores,
     check_known_labels,
     check_two_classes,
+    check_weighted_classes,
     constraints_of,
     loss_weights,
     make_plan,
@@ -463,6 +464,7 @@ class _ResponseSolver(_KernelClassifier):
         rows, sqnorm, diag, gram = self._setup(X, y)
         n = rows.n_rows
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        check_weighted_classes(y, sw)
         bias2 = self._bias2()
         plan = self.plan_ = self._plan(n, sw)
         if self._mode == _kp.PEGASOS:
@@ -959,6 +961,7 @@ class SBPClassifier(_KernelClassifier):
         rows, sqnorm, diag, gram = self._setup(X, y)
         n = rows.n_rows
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        check_weighted_classes(y, sw)
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
         if self.fit_intercept and not (np.all(sw @ (Y > 0) > 0) and np.all(sw @ (Y < 0) > 0)):
             raise ValueError(

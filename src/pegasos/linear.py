@@ -17,6 +17,7 @@ from ._base import (
     check_finite_scores,
     check_known_labels,
     check_two_classes,
+    check_weighted_classes,
     loss_weights,
     make_plan,
     positive_classes,
@@ -338,6 +339,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         check_two_classes(classes)
         sw = loss_weights(X, y, sample_weight, self.class_weight, classes)
+        check_weighted_classes(y, sw)
         plan = self.fit_plan(X.shape[0], len(classes), sw)
         keep = continuing and self._can_continue(classes, X.shape[1], plan.lam)
         if not keep:

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import constraints_of, loss_weights
+from ._base import check_weighted_classes, constraints_of, loss_weights
 from ._memory import check_memory
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
@@ -37,6 +37,23 @@ INNER_STEPS_PER_ROW = 100
 #: (its tuple of rows and targets, its result, its arrays' headers): tracemalloc's peak
 #: was 1.8 KB per pair on 400 classes of 2 rows.
 _PAIR_BYTES = 1792
+
+
+def _weighted_sides(Y, bounds):
+    """(2, problems) booleans: whether each problem's positive (row 0) and negative (row 1)
+    rows have a positive total weight."""
+    return np.array([bounds @ (Y > 0) > 0, bounds @ (Y < 0) > 0])
+
+
+def _one_sided(Y, positive):
+    """The solution of a problem whose rows of one side all weigh 0 (LIBSVM drops such rows,
+    and with them the class): no support vector, and the intercept that puts the weighted
+    side at margin 1, so the pair always votes for the weighted class."""
+    n, n_problems = Y.shape
+    state = _ws.WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
+    return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
+                      violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
+                      inner_steps=0, converged=True)
 
 
 @_documented
@@ -244,6 +261,7 @@ class DualSVC(_KernelClassifier):
         rows, sqnorm, _, gram = self._setup(X, y)
         n = rows.n_rows
         bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        check_weighted_classes(y, bounds)
         if self.multi_class == "ovo" and len(self.classes_) > 2:
             labels = np.searchsorted(self.classes_, y)
             problems = []
@@ -256,8 +274,14 @@ class DualSVC(_KernelClassifier):
         # the kernel's diagonal, or the kernel matrix of a small training set, once
         solved, seconds, evals = [], 0.0, n if gram is None else gram.size
         for p, (keep, Y) in enumerate(problems):
-            result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
-                                       (p, len(problems), seconds))
+            sides = _weighted_sides(Y, bounds if keep is None else bounds[keep])
+            if keep is not None and not sides.all():  # a pair with an unweighted class
+                result, cost = _one_sided(Y, sides[0]), 0
+            else:
+                result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
+                                           (p, len(problems), seconds))
+                # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
+                result.intercept[~sides[0]] = -1.0
             solved.append(result)
             seconds += result.seconds
             evals += cost
