@@ -95,7 +95,8 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
 @pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
                                     "pegasos.kernel", "pegasos.linear", "pegasos._base",
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
-                                    "pegasos.dask_backend", "pegasos._files", "pegasos._rows"])
+                                    "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
+                                    "pegasos._memory", "pegasos.stream"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

@@ -27,6 +27,8 @@ _EXPORTS = {
     "PegasosClassifier": ".linear",
     "Report": "._solvers.report",
     "load_svmlight": ".datasets",
+    "load_cache": ".stream",
+    "read_blocks": ".stream",
     "load_model": ".model_io",
     "save_model": ".model_io",
 }

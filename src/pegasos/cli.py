@@ -369,16 +369,38 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
 
 
 def _load(path, zero_based, n_features=None, counted=False):
-    """(X, y), or (X, y, values ignored beyond n_features) when ``counted``."""
+    """(X, y), or (X, y, values ignored beyond n_features) when ``counted``; a cache file
+    (``pegasos convert``) is memory-mapped instead of parsed."""
     from .datasets import DataFormatError, read_svmlight
+    from .stream import is_cache
 
     try:
-        X, y, ignored = read_svmlight(path, n_features=n_features, zero_based=zero_based)
+        if is_cache(path):
+            X, y, ignored = _load_cache(path, n_features)
+        else:
+            X, y, ignored = read_svmlight(path, n_features=n_features, zero_based=zero_based)
         return (X, y, ignored) if counted else (X, y)
     except DataFormatError as exc:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
+
+
+def _load_cache(path, n_features):
+    """A cache's rows, as :func:`~pegasos.datasets.read_svmlight` gives a file's: columns
+    beyond ``n_features`` dropped (and counted), fewer widened."""
+    import numpy as np
+
+    from .stream import load_cache
+
+    X, y = load_cache(path)
+    ignored = 0
+    if n_features is not None and X.shape[1] > n_features:
+        ignored = int(np.count_nonzero(X.indices >= n_features))
+        X = X[:, :n_features].tocsr()
+    elif n_features is not None:
+        X, y = load_cache(path, n_features=n_features)
+    return X, y, ignored
 
 
 def _reason(exc):
@@ -856,6 +878,50 @@ def _export(args, parser):
     return 0
 
 
+def _convert_parser(sub):
+    p = sub.add_parser(
+        "convert", help="parse LIBSVM files once into a cache that train and predict map",
+        description="Parse DATA (one or more LIBSVM files, plain or compressed, or glob "
+        "patterns of shards) a block at a time into CACHE, a binary file that train and "
+        "predict take in place of DATA and memory-map instead of parsing (as Vowpal Wabbit's "
+        "--cache_file). Written atomically; never over an input.")
+    p.add_argument("paths", metavar="DATA", nargs="+", help="the data files, then CACHE")
+    p.add_argument("--zero-based", action="store_true", help="feature indices start at 0")
+    p.add_argument("--float32", action="store_true",
+                   help="store the values as float32 (half the size; the linear solver "
+                        "computes in float64 and converts them in memory)")
+    p.add_argument("--block-mb", type=float, default=16.0, metavar="MB",
+                   help="megabytes parsed at a time (default 16): memory holds one block")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    return p
+
+
+def _convert(args, parser):
+    import numpy as np
+
+    from .datasets import DataFormatError
+    from .stream import convert
+
+    if len(args.paths) < 2:
+        parser.error("give the data files, then the cache file")
+    *sources, cache = args.paths
+    if not 0 < args.block_mb <= 1 << 20:
+        parser.error(f"--block-mb must be in (0, 1048576]; got {args.block_mb}")
+    _check_paths([(cache, "cache")], [(p, "data file") for p in sources if "*" not in p])
+    try:
+        header = convert(sources, cache, zero_based=args.zero_based,
+                         dtype=np.float32 if args.float32 else np.float64,
+                         block_bytes=max(1, int(args.block_mb * 2**20)))
+    except DataFormatError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot convert to {cache}: {_reason(exc)}") from exc
+    if not args.quiet:
+        print(f"{cache}: {header['n_rows']} rows, {header['n_features']} features, "
+              f"{header['nnz']} values ({header['file_size'] / 2**20:.1f} MB)")
+    return 0
+
+
 def _import_parser(sub):
     p = sub.add_parser("import", help="read a LIBLINEAR model file into a pegasos model",
                        description="Read LIBLINEAR_MODEL (a classifier's model file, as "
@@ -1200,6 +1266,7 @@ def main(argv=None):
         "demo": (_demo_parser(sub), _demo),
         "export": (_export_parser(sub), _export),
         "import": (_import_parser(sub), _import),
+        "convert": (_convert_parser(sub), _convert),
         "info": (_info_parser(sub), _info),
         "compile": (_compile_parser(sub), _compile),
     }

@@ -1,0 +1,445 @@
+"""LIBSVM files read a block at a time, and a binary cache of them that is memory-mapped.
+
+:func:`read_blocks` reads one file, a list or a glob of shards (plain, ``.gz``,
+``.bz2``, ``.xz``) in blocks of a bounded number of bytes cut at line ends (a
+line longer than the block is read whole), and parses each block with
+scikit-learn's compiled loader: it never holds more than one block and its
+rows.  Errors are :class:`~pegasos.datasets.DataFormatError` naming the file and
+the line, as :func:`~pegasos.load_svmlight` gives them.
+
+:func:`convert` writes what the blocks hold to a cache file, as Vowpal Wabbit's
+``--cache_file``: the labels, the CSR row offsets, the feature indices (int32
+where they and the offsets fit, else int64) and the values (float64, or float32
+when asked), behind a JSON header with the counts, the dtypes and each source's
+size and modification time.  It is written atomically (an interrupted convert
+leaves no cache) and never over one of its inputs.  :func:`load_cache` maps it:
+the rows come back as a CSR matrix over the file's pages, read-only, so that a
+fit draws from it without parsing and the operating system keeps in memory
+only the pages in use.  A cache that is truncated, of another format or
+version, or older than a source that is still there, is refused with a
+:class:`CacheError` that says which.  ``pegasos convert DATA CACHE`` makes one;
+``pegasos train`` and ``predict`` take a cache wherever they take a data file.
+"""
+
+import bz2
+import glob
+import gzip
+import io
+import json
+import lzma
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._files import quote, same_file, special_file, write_atomic
+from .datasets import MAX_FEATURE_INDEX, DataFormatError, _line_problem
+
+__all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
+
+#: Bytes read and parsed at a time by default.
+BLOCK_BYTES = 16 << 20
+
+MAGIC = b"PEGASOS-CACHE\n"
+FORMAT = "pegasos-cache"
+VERSION = 1
+_HEADER_CAP = 1 << 20  # bytes of JSON header: a few hundred
+_ALIGN = 64
+_SECTIONS = ("y", "indptr", "indices", "data")
+
+
+class CacheError(ValueError):
+    """A cache file that cannot be used: truncated, foreign, of another version, or stale.
+
+    The message starts with the cache's path and says which.
+
+    See Also
+    --------
+    load_cache : Raises it.
+    """
+
+
+def sources_of(paths):
+    """The files that ``paths`` names: one path, a glob pattern, or a list of either, in
+    order (each pattern's matches sorted); a pattern that matches nothing is an error.
+
+    >>> sources_of(["a.svm", "b.svm.gz"])
+    ['a.svm', 'b.svm.gz']
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out = []
+    for path in map(os.fspath, paths):
+        if glob.has_magic(path):
+            matches = sorted(glob.glob(path))
+            if not matches:
+                raise DataFormatError(path, None, "no file matches this pattern")
+            out.extend(matches)
+        else:
+            out.append(path)
+    if not out:
+        raise ValueError("no data file given")
+    return out
+
+
+def _open_binary(path):
+    special = special_file(path)
+    if special is not None:
+        raise DataFormatError(path, None, f"is {special}, not a regular file; give the data as "
+                              "a file (plain, .gz, .bz2 or .xz)")
+    opener = {".xz": lzma.open, ".bz2": bz2.open, ".gz": gzip.open}.get(
+        os.path.splitext(path)[1], open)
+    return opener(path, "rb")
+
+
+def _chunks(f, block_bytes):
+    """Byte strings of whole lines, about ``block_bytes`` each (a longer line whole)."""
+    carry = b""
+    while True:
+        data = f.read(block_bytes)
+        if not data:
+            break
+        data = carry + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:  # no line end yet: a line longer than the block
+            carry = data
+            continue
+        carry = data[cut:]
+        yield data[:cut]
+    if carry:
+        yield carry
+
+
+def _parse(path, chunk, first_line, zero_based):
+    """(X, y) of one chunk of whole lines, or a DataFormatError naming the line."""
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(io.BytesIO(chunk), zero_based=zero_based, dtype=np.float64)
+        ok = (X.shape[1] <= MAX_FEATURE_INDEX + 1 and np.all(np.isfinite(X.data))
+              and np.all(np.isfinite(y)))
+        error = None if ok else ValueError("a non-finite value or a feature index too large")
+    except (ValueError, OverflowError) as exc:
+        error = exc
+    if error is None:
+        return X, y
+    text = chunk.decode("utf-8", errors="replace").split("\n")
+    for number, line in enumerate(text, start=first_line):
+        problem = _line_problem(line.split("#", 1)[0], zero_based is True)
+        if problem is not None:
+            raise DataFormatError(path, number, problem) from error
+    raise DataFormatError(path, None, quote(error)) from error
+
+
+def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
+    """Iterate over the rows of LIBSVM files a block at a time.
+
+    Parameters
+    ----------
+    paths : str, path-like, or list of them
+        One file, a glob pattern (``"shards/part-*.svm.gz"``) or a list of
+        either, read in order; plain, ``.gz``, ``.bz2`` or ``.xz``.
+    block_bytes : int, default=16 MiB
+        The uncompressed bytes read and parsed at a time (cut at a line end).
+    zero_based : bool, default=False
+        Whether feature indices start at 0 (LIBSVM's files are one-based).
+
+    Yields
+    ------
+    X : scipy.sparse.csr_matrix
+        The block's rows, float64 values, int64 indices; as wide as its
+        largest index (the stream's width grows block by block).
+    y : ndarray of float64
+        Their labels.
+
+    Raises
+    ------
+    DataFormatError
+        For a malformed or non-finite entry (the file and the line), a
+        special file, or a pattern that matches nothing.
+
+    See Also
+    --------
+    convert : The blocks into a cache file.
+    pegasos.load_svmlight : A whole file at once.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1:0.5 3:2\\n-1 2:1\\n1 7:4\\n")
+    >>> [(X.shape, y.tolist()) for X, y in read_blocks(path, block_bytes=12)]
+    [((1, 3), [1.0]), ((1, 2), [-1.0]), ((1, 7), [1.0])]
+    """
+    if not (isinstance(block_bytes, int) and block_bytes >= 1):
+        raise ValueError(f"block_bytes must be a positive integer; got {block_bytes!r}")
+    for path in sources_of(paths):
+        line = 1
+        with _open_binary(path) as f:
+            try:
+                for chunk in _chunks(f, block_bytes):
+                    X, y = _parse(path, chunk, line, zero_based)
+                    line += chunk.count(b"\n")
+                    if X.shape[0]:
+                        yield X, y
+            except (EOFError, OSError, lzma.LZMAError) as exc:
+                if isinstance(exc, OSError) and exc.errno is not None:
+                    raise
+                raise DataFormatError(path, None, f"cannot be read: {quote(exc)}") from exc
+
+
+# --- the cache ------------------------------------------------------------------------
+
+
+def is_cache(path):
+    """Whether ``path`` starts as a cache file does (a regular file only)."""
+    path = os.fspath(path)
+    if special_file(path) is not None or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(len(MAGIC)) == MAGIC
+
+
+def _source_record(path):
+    info = os.stat(path)
+    return {"path": os.path.abspath(path), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+
+
+def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLOCK_BYTES):
+    """Parse LIBSVM files once, a block at a time, into a cache file for :func:`load_cache`.
+
+    Parameters
+    ----------
+    paths : str, path-like, or list of them
+        The data: one file, a glob pattern or a list (see :func:`read_blocks`).
+    cache : str or path-like
+        The cache file, written atomically; it may not be one of the inputs.
+    zero_based : bool, default=False
+        Whether the files' feature indices start at 0.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The values' type in the cache (float32 halves it; the linear
+        estimators compute in float64 and would convert it in memory).
+    block_bytes : int, default=16 MiB
+        The bytes parsed at a time: memory holds one block's rows, plus the
+        writes' buffers.
+
+    Returns
+    -------
+    dict
+        The cache's header: ``n_rows``, ``n_features``, ``nnz``, the dtypes,
+        the sources.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "tiny.svm"), "w") as f:
+    ...     _ = f.write("1 1:0.5 3:2\\n-1 2:1\\n")
+    >>> header = convert(os.path.join(folder, "tiny.svm"), os.path.join(folder, "tiny.cache"))
+    >>> header["n_rows"], header["n_features"], header["nnz"]
+    (2, 3, 3)
+    >>> X, y = load_cache(os.path.join(folder, "tiny.cache"))
+    >>> X.toarray().tolist(), y.tolist()
+    ([[0.5, 0.0, 2.0], [0.0, 1.0, 0.0]], [1.0, -1.0])
+    """
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be float64 or float32; got {dtype}")
+    cache = os.fspath(cache)
+    sources = sources_of(paths)
+    for source in sources:
+        if os.path.exists(cache) and same_file(source, cache):
+            raise ValueError(f"the cache {cache} is the input {source}; a cache never replaces "
+                             "its data")
+    records = [_source_record(p) for p in sources]  # before reading: a change shows as stale
+    folder = os.path.dirname(os.path.abspath(cache))
+    parts = {name: tempfile.TemporaryFile(dir=folder) for name in _SECTIONS}
+    try:
+        n_rows = nnz = width = 0
+        parts["indptr"].write(np.zeros(1, np.int64).tobytes())
+        for X, y in read_blocks(sources, block_bytes=block_bytes, zero_based=zero_based):
+            parts["y"].write(y.astype(np.float64).tobytes())
+            parts["indptr"].write((X.indptr[1:] + nnz).astype(np.int64).tobytes())
+            parts["indices"].write(X.indices.astype(np.int64).tobytes())
+            parts["data"].write(X.data.astype(dtype).tobytes())
+            n_rows, nnz, width = n_rows + X.shape[0], nnz + X.nnz, max(width, X.shape[1])
+        if n_rows == 0:
+            raise DataFormatError(sources[0], None, "no data: the files have no examples")
+        index = np.int32 if max(nnz, width) <= np.iinfo(np.int32).max else np.int64
+        header = {"format": FORMAT, "version": VERSION, "n_rows": n_rows, "n_features": width,
+                  "nnz": nnz, "value_dtype": dtype.str, "index_dtype": np.dtype(index).str,
+                  "zero_based": bool(zero_based), "sources": records}
+        itemsize = np.dtype(index).itemsize
+        sizes = {"y": 8 * n_rows, "indptr": itemsize * (n_rows + 1),
+                 "indices": itemsize * nnz, "data": dtype.itemsize * nnz}
+        _layout(header, sizes)
+        write_atomic(cache, lambda f: _write_cache(f, header, parts, index))
+        return header
+    finally:
+        for part in parts.values():
+            part.close()
+
+
+def _layout(header, sizes):
+    """Each section's offset (aligned) and the file's size, into the header; the header's
+    own length is fixed first, so the offsets it holds do not move it."""
+    header["offsets"], header["file_size"] = {name: 0 for name in _SECTIONS}, 0
+    for _ in range(3):  # the header's length depends on the numbers it holds: to a fixed point
+        at = _aligned(len(MAGIC) + 8 + len(json.dumps(header).encode()))
+        for name in _SECTIONS:
+            header["offsets"][name] = at
+            at = _aligned(at + sizes[name])
+        header["file_size"] = at
+
+
+def _aligned(n):
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def _write_cache(f, header, parts, index):
+    text = json.dumps(header).encode()
+    f.write(MAGIC + len(text).to_bytes(8, "little") + text)
+    for name in _SECTIONS:
+        f.write(b"\0" * (header["offsets"][name] - f.tell()))
+        part = parts[name]
+        part.seek(0)
+        if name in ("indptr", "indices") and index == np.int32:
+            while chunk := part.read(8 << 20):  # int64 as written, narrowed
+                f.write(np.frombuffer(chunk, np.int64).astype(np.int32).tobytes())
+        else:
+            shutil.copyfileobj(part, f, 8 << 20)
+    f.write(b"\0" * (header["file_size"] - f.tell()))
+
+
+def _refuse(path, what):
+    raise CacheError(f"{path}: {what}")
+
+
+def _read_header(path, f, size):
+    head = f.read(len(MAGIC) + 8)
+    if head[:len(MAGIC)] != MAGIC:
+        _refuse(path, "is not a pegasos cache file (make one with pegasos convert)")
+    length = int.from_bytes(head[len(MAGIC):], "little")
+    if len(head) < len(MAGIC) + 8 or length > min(_HEADER_CAP, size):
+        _refuse(path, "is truncated or corrupt (its header's length is not plausible)")
+    try:
+        header = json.loads(f.read(length))
+    except (ValueError, RecursionError) as exc:
+        _refuse(path, f"is truncated or corrupt (its header is not JSON: {quote(exc)})")
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        _refuse(path, "is not a pegasos cache file (its header is of another format)")
+    if header.get("version") != VERSION or type(header.get("version")) is not int:
+        _refuse(path, f"has cache version {quote(header.get('version'))}; this pegasos reads "
+                      f"version {VERSION} (run pegasos convert again)")
+    return header
+
+
+def _checked_layout(path, header, size):
+    """The dtypes and (offset, count) of each section, every field typed and in the file."""
+    def count(key):
+        value = header.get(key)
+        if type(value) is not int or value < 0:
+            _refuse(path, f"is corrupt (its header's {key!r} is {quote(value)})")
+        return value
+
+    n_rows, width, nnz = count("n_rows"), count("n_features"), count("nnz")
+    values, index = header.get("value_dtype"), header.get("index_dtype")
+    if values not in ("<f8", "<f4") or index not in ("<i4", "<i8"):
+        _refuse(path, f"is corrupt (dtypes {quote(values)}, {quote(index)})")
+    offsets = header.get("offsets")
+    if not (isinstance(offsets, dict) and sorted(offsets) == sorted(_SECTIONS)
+            and all(type(v) is int and v >= 0 for v in offsets.values())):
+        _refuse(path, "is corrupt (its header's section offsets are malformed)")
+    if header.get("file_size") != size:
+        _refuse(path, f"is truncated or corrupt: its header says {quote(header.get('file_size'))} "
+                      f"bytes, the file has {size}")
+    sections = {"y": ("<f8", n_rows), "indptr": (index, n_rows + 1),
+                "indices": (index, nnz), "data": (values, nnz)}
+    for name, (dtype, n) in sections.items():
+        if offsets[name] + np.dtype(dtype).itemsize * n > size:
+            _refuse(path, f"is truncated: its {name} lie beyond the end of the file")
+    return sections, offsets, width
+
+
+def _check_sources(path, header):
+    """Refuse a cache older than a source that is still there (changed since it was made)."""
+    sources = header.get("sources")
+    if not isinstance(sources, list):
+        _refuse(path, "is corrupt (its header's sources are malformed)")
+    for record in sources:
+        if not (isinstance(record, dict) and isinstance(record.get("path"), str)):
+            _refuse(path, "is corrupt (its header's sources are malformed)")
+        try:
+            now = _source_record(record["path"])
+        except OSError:
+            continue  # moved or removed: the cache holds the data on its own
+        if (now["size"], now["mtime_ns"]) != (record.get("size"), record.get("mtime_ns")):
+            _refuse(path, f"is stale: its source {quote(record['path'])} changed after it was "
+                          "made (run pegasos convert again)")
+
+
+def load_cache(path, *, n_features=None):
+    """The rows and labels of a cache file, memory-mapped: ``(X, y)``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A cache made by :func:`convert` (``pegasos convert``).
+    n_features : int, default=None
+        The number of columns (``model.n_features_in_`` for a test file): a
+        larger one widens the matrix; a smaller one is an error here (the
+        mapped rows are not rewritten).  By default the cache's.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix
+        Read-only CSR arrays over the file's pages (float64 or float32
+        values; int32 or int64 indices as stored).
+    y : ndarray of float64
+        The labels, mapped likewise.
+
+    Raises
+    ------
+    CacheError
+        A file that is not a cache, of another version, truncated, corrupt,
+        or older than a source file that is still there.
+
+    See Also
+    --------
+    convert : Makes the cache.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "tiny.svm"), "w") as f:
+    ...     _ = f.write("1 2:0.5\\n-1 1:1\\n")
+    >>> _ = convert(os.path.join(folder, "tiny.svm"), os.path.join(folder, "tiny.cache"))
+    >>> X, y = load_cache(os.path.join(folder, "tiny.cache"), n_features=4)
+    >>> X.shape, X.data.flags.writeable
+    ((2, 4), False)
+    """
+    path = os.fspath(path)
+    special = special_file(path)
+    if special is not None:
+        _refuse(path, f"is {special}, not a regular file")
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        header = _read_header(path, f, size)
+    sections, offsets, width = _checked_layout(path, header, size)
+    _check_sources(path, header)
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"{path} has {width} features, more than the {n_features} asked "
+                             "for; a cache is read at its own width or wider")
+        width = n_features
+    if header["n_rows"] == 0:
+        _refuse(path, "has no rows")
+    arrays = {name: np.memmap(path, dtype=dtype, mode="r", offset=offsets[name], shape=(n,))
+              if n else np.zeros(0, dtype) for name, (dtype, n) in sections.items()}
+    X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                      shape=(header["n_rows"], width), copy=False)
+    return X, arrays["y"]

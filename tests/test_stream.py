@@ -1,0 +1,269 @@
+"""LIBSVM files a block at a time, and their binary cache: against scikit-learn's loader,
+every compression, odd block sizes, errors with the line; the cache refused by name when
+truncated, foreign, of another version or stale; the same model from a cache."""
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from pegasos import PegasosClassifier, load_svmlight
+from pegasos.cli import main
+from pegasos.datasets import DataFormatError
+from pegasos.stream import CacheError, convert, is_cache, load_cache, read_blocks
+
+from .conftest import SHARED_DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEXT = (b"# a comment line\n"
+        b"+1 qid:3 1:0.5 3:2.25 # trailing comment\n"
+        b"\n"
+        b"-1 2:1e-3 7:-4\n"
+        b"2 1:1 2:2 3:3 4:4 5:5 6:6 7:7 8:8 9:9 10:10 11:11 12:12\n"
+        b"-1 4:0.125")  # no line end at the end
+
+OPENERS = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _stacked(blocks):
+    """The blocks as one matrix (widths grown to the widest) and the labels."""
+    blocks = list(blocks)
+    width = max(X.shape[1] for X, _ in blocks)
+    X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+                   for X, _ in blocks]).tocsr()
+    return X, np.concatenate([y for _, y in blocks])
+
+
+def _same(A, B):
+    assert A.shape == B.shape
+    assert (sp.csr_matrix(A) != sp.csr_matrix(B)).nnz == 0
+
+
+@pytest.mark.parametrize("suffix", sorted(OPENERS))
+@pytest.mark.parametrize("block_bytes", [1, 7, 40, 1 << 20])
+def test_blocks_equal_scikit_learns_loader(tmp_path, suffix, block_bytes):
+    path = tmp_path / f"d.svm{suffix}"
+    with OPENERS[suffix](path, "wb") as f:
+        f.write(TEXT)
+    X, y = _stacked(read_blocks(str(path), block_bytes=block_bytes))
+    import io
+
+    want_X, want_y = load_svmlight_file(io.BytesIO(TEXT))
+    _same(X, want_X)
+    np.testing.assert_array_equal(y, want_y)
+
+
+def test_zero_based_and_glob_of_shards(tmp_path):
+    (tmp_path / "part-0.svm").write_bytes(b"1 0:1 2:3\n")
+    (tmp_path / "part-1.svm").write_bytes(b"-1 1:2\n1 3:1\n")
+    X, y = _stacked(read_blocks(str(tmp_path / "part-*.svm"), zero_based=True))
+    np.testing.assert_array_equal(X.toarray(), [[1, 0, 3, 0], [0, 2, 0, 0], [0, 0, 0, 1]])
+    np.testing.assert_array_equal(y, [1, -1, 1])
+    with pytest.raises(DataFormatError, match=r"no file matches this pattern"):
+        list(read_blocks(str(tmp_path / "none-*.svm")))
+
+
+@pytest.mark.parametrize("name", ["a9a.xz", "ijcnn1.trn.bz2"])
+def test_real_sets_read_by_blocks_equal_the_whole_file(name):
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    whole_X, whole_y = load_svmlight(path)
+    X, y = _stacked(read_blocks(str(path), block_bytes=1 << 18))
+    _same(X, whole_X)
+    np.testing.assert_array_equal(y, whole_y)
+
+
+@pytest.mark.parametrize("block_bytes", [5, 64, 1 << 20])
+def test_a_malformed_line_in_a_later_block_is_named_as_the_loader_names_it(tmp_path,
+                                                                            block_bytes):
+    lines = [f"{1 if i % 2 else -1} 1:{i} 2:0.5" for i in range(30)]
+    lines[23] = "1 3:0.5 2:1"  # indices must increase
+    path = tmp_path / "bad.svm"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataFormatError) as whole:
+        load_svmlight(path)
+    with pytest.raises(DataFormatError) as blocks:
+        list(read_blocks(str(path), block_bytes=block_bytes))
+    assert str(blocks.value) == str(whole.value)
+    assert str(blocks.value).endswith("line 24: feature indices must increase along a line; 2 "
+                                      "follows 3")
+
+
+# --- the cache -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_bytes(TEXT)
+    return path
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cache_round_trip(text_file, tmp_path, dtype):
+    cache = tmp_path / "d.cache"
+    header = convert(str(text_file), str(cache), dtype=dtype, block_bytes=11)
+    assert is_cache(cache) and not is_cache(text_file)
+    X, y = load_cache(cache)
+    want_X, want_y = load_svmlight(text_file)
+    _same(X, want_X.astype(dtype))
+    np.testing.assert_array_equal(y, want_y)
+    assert X.dtype == dtype and X.indices.dtype == np.int32 and not X.data.flags.writeable
+    assert header["n_rows"] == 4 and header["nnz"] == want_X.nnz
+    wide, _ = load_cache(cache, n_features=20)
+    assert wide.shape == (4, 20)
+    with pytest.raises(ValueError, match=r"has 12 features, more than the 5 asked for"):
+        load_cache(cache, n_features=5)
+
+
+def test_a_width_beyond_int32_stores_int64_indices(tmp_path):
+    path = tmp_path / "wide.svm"
+    path.write_text("1 0:1 2147483647:2\n-1 5:1\n")
+    convert(str(path), str(tmp_path / "w.cache"), zero_based=True)
+    X, _ = load_cache(tmp_path / "w.cache")
+    assert X.shape == (2, 2**31) and X.indices.dtype == np.int64 == X.indptr.dtype
+    assert X[0, 2**31 - 1] == 2.0
+
+
+def _header_edit(cache, edit):
+    data = bytearray(cache.read_bytes())
+    start = len(b"PEGASOS-CACHE\n") + 8
+    length = int.from_bytes(data[start - 8:start], "little")
+    header = json.loads(data[start:start + length])
+    edit(header)
+    text = json.dumps(header).encode().ljust(length)
+    assert len(text) == length
+    data[start:start + length] = text
+    cache.write_bytes(bytes(data))
+
+
+def test_truncated_foreign_future_and_corrupt_caches_are_refused(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    good = cache.read_bytes()
+    cache.write_bytes(good[:-70])
+    with pytest.raises(CacheError, match=r"d.cache: is truncated or corrupt: its header says"):
+        load_cache(cache)
+    cache.write_bytes(good[:30])
+    with pytest.raises(CacheError, match=r"is truncated or corrupt"):
+        load_cache(cache)
+    cache.write_bytes(b"PK\x03\x04 not a cache")
+    with pytest.raises(CacheError, match=r"is not a pegasos cache file"):
+        load_cache(cache)
+    for edit, match in [(lambda h: h.update(version=2), r"has cache version 2; this pegasos "
+                                                        r"reads version 1"),
+                        (lambda h: h.update(format="x"), r"its header is of another format"),
+                        (lambda h: h.update(nnz=-1), r"its header's 'nnz' is -1"),
+                        (lambda h: h.update(nnz=99), r"its indices lie beyond the end"),
+                        (lambda h: h.update(value_dtype="|O"), r"dtypes '\|O'"),
+                        (lambda h: h["offsets"].update(data="x"), r"offsets are malformed")]:
+        cache.write_bytes(good)
+        _header_edit(cache, edit)
+        with pytest.raises(CacheError, match=match):
+            load_cache(cache)
+
+
+def test_a_cache_older_than_its_source_is_refused(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    text_file.write_bytes(TEXT + b"\n1 1:1\n")
+    with pytest.raises(CacheError, match=r"is stale: its source '.*d.svm' changed after it was "
+                                         r"made \(run pegasos convert again\)"):
+        load_cache(cache)
+    text_file.unlink()  # moved away: the cache holds the data on its own
+    assert load_cache(cache)[0].shape[0] == 4
+
+
+def test_convert_never_writes_over_an_input_and_leaves_nothing_when_it_fails(text_file,
+                                                                              tmp_path):
+    with pytest.raises(ValueError, match=r"the cache .*d.svm is the input .*d.svm"):
+        convert(str(text_file), str(text_file))
+    assert text_file.read_bytes() == TEXT
+    bad = tmp_path / "bad.svm"
+    bad.write_bytes(TEXT + b"\n1 x:1\n")
+    with pytest.raises(DataFormatError, match=r"bad.svm, line 7: the feature index 'x'"):
+        convert(str(bad), str(tmp_path / "bad.cache"), block_bytes=16)
+    assert sorted(os.listdir(tmp_path)) == ["bad.svm", "d.svm"]
+
+
+def test_a_cache_gives_the_in_memory_model_bit_for_bit():
+    path = SHARED_DATA / "a9a.xz"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        cache = os.path.join(folder, "a9a.cache")
+        convert(str(path), cache, block_bytes=1 << 20)
+        X, y = load_cache(cache)
+        whole_X, whole_y = load_svmlight(path)
+        mapped = PegasosClassifier(random_state=0).fit(X, y)
+        loaded = PegasosClassifier(random_state=0).fit(whole_X, whole_y)
+        np.testing.assert_array_equal(mapped.coef_, loaded.coef_)
+        np.testing.assert_array_equal(mapped.intercept_, loaded.intercept_)
+
+
+def test_the_command_line_converts_and_trains_and_predicts_from_a_cache(text_file, tmp_path,
+                                                                       capsys):
+    cache, model = tmp_path / "d.cache", tmp_path / "d.model"
+    assert main(["convert", str(text_file), str(cache)]) == 0
+    assert "4 rows, 12 features, 17 values" in capsys.readouterr().out
+    assert main(["train", "-q", "--seed", "0", str(cache), str(model)]) == 0
+    assert main(["predict", str(cache), str(model), str(tmp_path / "a.pred")]) == 0
+    assert main(["predict", str(text_file), str(model), str(tmp_path / "b.pred")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Accuracy = ") == 2
+    assert (tmp_path / "a.pred").read_text() == (tmp_path / "b.pred").read_text()
+    assert main(["convert", str(cache), str(cache)]) == 1
+    assert "writing the cache would destroy it" in capsys.readouterr().err
+    text_file.write_bytes(TEXT + b"\n")
+    assert main(["train", "-q", str(cache), str(model)]) == 1
+    assert "is stale" in capsys.readouterr().err
+
+
+_UNDER_A_LIMIT = textwrap.dedent("""
+    import resource, sys
+    from pegasos.stream import convert, read_blocks
+
+    limit = int(sys.argv[3])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+    rows = sum(X.shape[0] for X, _ in read_blocks(sys.argv[1], block_bytes=1 << 22))
+    header = convert(sys.argv[1], sys.argv[2], block_bytes=1 << 22)
+    print(rows, header["n_rows"])
+""")
+
+
+@pytest.mark.slow
+def test_reading_and_converting_a_file_larger_than_the_address_space_limit(tmp_path):
+    rng = np.random.default_rng(0)
+    lines = "".join(f"{1 if rng.random() < 0.5 else -1} " + " ".join(
+        f"{j}:{rng.random():.6f}" for j in sorted(rng.choice(2000, 40, replace=False) + 1))
+        + "\n" for _ in range(2000)).encode()
+    path = tmp_path / "big.svm"
+    with open(path, "wb") as f:
+        for _ in range(len(lines) and (1200 << 20) // len(lines) + 1):
+            f.write(lines)
+    size = path.stat().st_size
+    probe = subprocess.run([sys.executable, "-c", "import pegasos.stream, sklearn.datasets; "
+                            "print(open('/proc/self/status').read().split('VmSize:')[1].split()[0])"],
+                           capture_output=True, text=True, check=True, cwd=ROOT)
+    limit = int(probe.stdout) * 1024 + (400 << 20)  # what the imports take, plus 400 MiB
+    assert limit < size
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, str(path),
+                           str(tmp_path / "big.cache"), str(limit)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = size // len(lines) * 2000
+    assert done.stdout.split() == [str(rows), str(rows)]
