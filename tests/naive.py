@@ -422,3 +422,24 @@ def kernel_dual_cd(K, y, sw, lam, epochs):
         for i in range(n):
             a[i] = min(sw[i], max(0.0, a[i] + (1.0 - Q[i] @ a) / Q[i, i]))
     return a, a.sum() / n - a @ Q @ a / (2 * n)
+
+
+def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share):
+    """The examples a stream fit draws, in order: a buffer of the first ``buffer_rows`` of
+    ``rows`` (a list, read pass after pass); each round draws ``round_share`` of the buffer,
+    uniformly with replacement (``numpy.random.default_rng(seed).integers``), then the
+    slots drawn, in increasing order, give way to the next rows, appended at the end."""
+    rng = np.random.default_rng(seed)
+    following = (rows[i % len(rows)] for i in range(buffer_rows, 10**12))
+    buffer = list(rows[:buffer_rows])
+    drawn, done = [], 0
+    while done < T:
+        steps = min(max(1, int(len(buffer) * round_share) // k), T - done)
+        idx = rng.integers(0, len(buffer), steps * k)
+        drawn += [buffer[i] for i in idx]
+        done += steps
+        if done < T:
+            slots = sorted(set(idx.tolist()))
+            buffer = [row for j, row in enumerate(buffer) if j not in set(slots)]
+            buffer += [next(following) for _ in slots]
+    return drawn

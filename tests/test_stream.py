@@ -7,6 +7,7 @@ import gzip
 import json
 import lzma
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -267,3 +268,103 @@ def test_reading_and_converting_a_file_larger_than_the_address_space_limit(tmp_p
     assert done.returncode == 0, done.stderr[-2000:]
     rows = size // len(lines) * 2000
     assert done.stdout.split() == [str(rows), str(rows)]
+
+
+# --- fit(stream): a shuffle buffer ----------------------------------------------------
+
+
+def _stream_file(tmp_path, n=600, d=5, seed=3):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)), 4)
+    X[rng.random((n, d)) < 0.3] = 0.0
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    path = tmp_path / "s.svm"
+    path.write_text("".join(f"{label} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(row)
+                                                     if v != 0) + "\n"
+                            for row, label in zip(X, y)))
+    return path, X, y
+
+
+@pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (3, 599)])
+def test_stream_fit_equals_the_reference_shuffle_buffer(tmp_path, k, buffer_rows):
+    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import SVMLightStream
+
+    from .naive import pegasos, shuffle_buffer_draws
+
+    path, X, y = _stream_file(tmp_path)
+    T, lam = 700, 0.02
+    clf = PegasosClassifier(lam=lam, n_iter=T, batch_size=k, random_state=0)
+    clf.fit(SVMLightStream(str(path), buffer_rows=buffer_rows, block_bytes=500))
+    drawn = shuffle_buffer_draws(list(range(len(y))), buffer_rows, k, T, clf.plan_.seeds[0],
+                                 STREAM_ROUND)
+    w, b = pegasos(X[drawn], y[drawn].astype(float), lam, np.arange(len(drawn)), k,
+                   bias_mode="augment", avg_from=clf.plan_.avg_start(1))
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_[0], b, rtol=1e-12, atol=1e-12)
+    assert clf.n_rows_read_ < 600 * (1 + T * k // 600 + 1)
+
+
+def test_a_stream_that_fits_its_buffer_gives_the_in_memory_model_bit_for_bit(tmp_path):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path)
+    streamed = PegasosClassifier(lam=0.01, random_state=4).fit(SVMLightStream(str(path)))
+    X, y = load_svmlight(path)
+    whole = PegasosClassifier(lam=0.01, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(streamed.coef_, whole.coef_)
+    np.testing.assert_array_equal(streamed.intercept_, whole.intercept_)
+    assert streamed.n_rows_read_ == 600
+
+
+def test_a_stream_fit_reads_what_its_draws_need_not_the_whole_file(tmp_path):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path, n=20000)
+    clf = PegasosClassifier(lam=1e-3, n_iter=500, random_state=0)
+    clf.fit(SVMLightStream(str(path), buffer_rows=1000, block_bytes=4096))
+    assert 1000 < clf.n_rows_read_ <= 1000 + 500 + 200  # the buffer, the draws, a block
+    assert clf.score(*load_svmlight(path)) > 0.8
+
+
+def test_stream_fits_refuse_what_they_cannot_do(tmp_path):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path)
+    stream = SVMLightStream(str(path), buffer_rows=50)
+    for est, match in [(PegasosClassifier(n_iter=5), r"takes no C .*give lam"),
+                       (PegasosClassifier(lam=0.1, n_epochs=2), r"takes no n_epochs"),
+                       (PegasosClassifier(lam=0.1, tol=1e-3), r"takes no tol")]:
+        with pytest.raises(ValueError, match=match):
+            est.fit(stream)
+    with pytest.raises(ValueError, match=r"takes no y"):
+        PegasosClassifier(lam=0.1).fit(stream, np.ones(3))
+    with pytest.raises(ValueError, match=r"has the label 3.0, which is not among its classes "
+                                         r"\[-1.0, 1.0\].*give classes"):
+        with open(path, "a") as f:
+            f.write("3 1:1\n" * 600)
+        PegasosClassifier(lam=0.1, n_iter=2000).fit(stream)
+    narrow = SVMLightStream(str(path), buffer_rows=50, n_features=3)
+    with pytest.raises(ValueError, match=r"beyond its n_features=3"):
+        PegasosClassifier(lam=0.1, n_iter=50).fit(narrow)
+
+
+def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
+    path, X, y = _stream_file(tmp_path, n=3000)
+    model = tmp_path / "s.model"
+    assert main(["train", "--stream", "-l", "0.001", "--iter", "400", "--buffer-rows", "300",
+                 "--json", str(path), str(model)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert 300 < summary["rows_read"] < 3000 and summary["iterations"] == 400
+    from pegasos import load_model
+
+    assert load_model(model).n_rows_read_ == summary["rows_read"]
+    for argv, match in ((["--stream"], r"need -l LAMBDA"),
+                        (["--stream", "-l", "0.1", "-s", "kernel-pegasos"], r"need -s pegasos"),
+                        (["--buffer-rows", "0", "-l", "0.1"], r"need --stream"),
+                        (["--stream", "--buffer-rows", "0", "-l", "0.1"], r"--buffer-rows must "
+                                                                          r"be >= 1")):
+        with pytest.raises(SystemExit) as exc:
+            main(["train", *argv, str(path), str(model)])
+        assert exc.value.code == 2
+        assert re.search(match, capsys.readouterr().err)

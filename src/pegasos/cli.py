@@ -163,6 +163,15 @@ def _train_parser(sub):
     p.add_argument("-v", "--cv", type=int, metavar="N",
                    help="N-fold cross validation: report accuracy, write no model")
     p.add_argument("--test", metavar="FILE", help="test file: report its error during training")
+    p.add_argument("--stream", action="store_true",
+                   help="-s pegasos with -l: train without loading DATA, drawing from a shuffle "
+                        "buffer refilled as rows are drawn (reads about the buffer plus the "
+                        "examples drawn; a file that fits the buffer trains as in memory)")
+    p.add_argument("--buffer-rows", type=int, default=None, metavar="N",
+                   help="--stream: rows in the shuffle buffer (default 65536)")
+    p.add_argument("--n-features", type=int, default=None, metavar="N",
+                   help="--stream: the number of features (default: the largest index of the "
+                        "first buffer's rows)")
     p.add_argument("--keep-state", action="store_true",
                    help="linear models: also write the solver state (two numbers per training "
                    "row), so that the model continues training in Python exactly "
@@ -504,6 +513,8 @@ def _train(args, parser):
         outputs.append((args.plot, "plot"))
     _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
     est = _estimator(args, parser)
+    if args.stream or args.buffer_rows is not None or args.n_features is not None:
+        return _train_stream(args, parser, est, model_path)
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
@@ -522,6 +533,53 @@ def _train(args, parser):
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
     return _train_fit(args, est, X, y, X_test, y_test, model_path)
+
+
+def _train_stream(args, parser, est, model_path):
+    """``train --stream``: :class:`~pegasos.stream.SVMLightStream` into linear Pegasos."""
+    from .datasets import DataFormatError
+    from .stream import BUFFER_ROWS, SVMLightStream
+
+    why = {"--stream": not args.stream, "-s pegasos": args.solver != "pegasos",
+           "-l LAMBDA (C fixes lambda from n, which a stream does not know before it is "
+           "read)": args.lam is None, "no -v": args.cv is not None,
+           "no --plot": args.plot is not None, "no -b 1": args.probability_estimates,
+           "no --epochs (give --iter)": args.epochs is not None, "no -e": args.tol is not None}
+    for need, missing in why.items():
+        if missing:
+            parser.error(f"--stream, --buffer-rows and --n-features need {need}")
+    for name, value in (("--buffer-rows", args.buffer_rows), ("--n-features", args.n_features)):
+        if value is not None and value < 1:
+            parser.error(f"{name} must be >= 1; got {value}")
+    try:
+        stream = SVMLightStream(args.data, zero_based=args.zero_based,
+                                n_features=args.n_features,
+                                buffer_rows=args.buffer_rows or BUFFER_ROWS)
+        tic = time.perf_counter()
+        est.fit(stream)
+        seconds = time.perf_counter() - tic
+        X_test, y_test = (None, None) if args.test is None else _load(
+            args.test, args.zero_based, n_features=est.n_features_in_)
+    except DataFormatError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {args.data}: {_reason(exc)}") from exc
+    _save(est, model_path, args.keep_state)
+    summary = {"data": args.data, "model": model_path, "solver": args.solver,
+               "rows_read": int(est.n_rows_read_), "n_features": int(est.n_features_in_),
+               "classes": [_label(c) for c in est.classes_], "lam": est.lam_,
+               "iterations": est.t_, "seconds": seconds}
+    if X_test is not None:
+        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
+    if args.json:
+        _print_json(summary)
+    elif not args.quiet:
+        print(f"{args.data}: {summary['rows_read']} rows read, {summary['n_features']} "
+              f"features, classes {', '.join(summary['classes'])}\n"
+              f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s"
+              + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
+                 if X_test is not None else "") + f"\nmodel written to {model_path}")
+    return 0
 
 
 def _train_fit(args, est, X, y, X_test, y_test, model_path):

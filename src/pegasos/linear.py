@@ -4,6 +4,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
@@ -37,10 +38,12 @@ from ._solvers.linear import (
     certificate,
     check_first_step,
     fit_binary,
+    fit_stream,
     new_history,
     set_fitted,
     warn_unconverged,
 )
+from .stream import SVMLightStream
 
 __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_binary"]
 
@@ -313,14 +316,18 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ API
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the model by ``n_iter`` (or ``n_epochs``) Pegasos iterations.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or SVMLightStream
             Dense (C- or F-ordered, any float dtype) or sparse; CSR with int32
-            or int64 indices is used without conversion.
+            or int64 indices is used without conversion.  A
+            :class:`~pegasos.stream.SVMLightStream` (LIBSVM files read as a
+            stream, with their labels) trains without loading the files:
+            ``n_iter`` iterations drawn from a shuffle buffer (it needs ``lam``,
+            not ``C``, and no ``y``).
         y : array-like of shape (n_samples,)
             Labels of any type; at least two classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -332,6 +339,9 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._more_validate_params(partial=False)
+        if isinstance(X, SVMLightStream):
+            return self._fit_stream(X, y, sample_weight)
+        self.__dict__.pop("n_rows_read_", None)  # a stream fit's
         # A continued fit checks X against the fitted width (and feature names)
         # instead of resetting them: its state has one weight per feature.
         continuing = self.warm_start and hasattr(self, "state_")
@@ -348,6 +358,72 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self.plan_ = plan
         self._solve(X, y, sw, plan, reset=not keep, keep_alpha=True)
         return self._fit_probability(X, y, sample_weight)
+
+    def _fit_stream(self, stream, y, sample_weight):
+        """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` (see its docstring)."""
+        unsupported = {"y": y is not None, "sample_weight": sample_weight is not None,
+                       "C (it sets lam = 1 / (C n), and a stream's n is not known before it "
+                       "is read): give lam": self.lam is None,
+                       "n_epochs (a stream's length is not known before it is read): give "
+                       "n_iter": self.n_epochs is not None,
+                       "warm_start": self.warm_start, "tol": self.tol is not None,
+                       "track_objective": self.track_objective,
+                       "probability=True": self.probability, "init='random'": self.init != "zero",
+                       "class_weight='balanced'": self.class_weight == "balanced",
+                       f"sampling={self.sampling!r}": self.sampling != "uniform"}
+        for name, used in unsupported.items():
+            if used:
+                raise ValueError(f"A stream fit takes no {name}; a stream holds its labels and "
+                                 "draws uniformly from its shuffle buffer.")
+        source = stream.rows()
+        first = source.take(stream.buffer_rows)
+        if first is None:
+            raise ValueError(f"{stream.paths[0]}: no data: the stream has no examples")
+        X, y = first
+        width = X.shape[1] if stream.n_features is None else stream.n_features
+        if X.shape[1] > width:
+            raise ValueError(f"a row of the stream has a feature index {X.shape[1]}, beyond its "
+                             f"n_features={width}")
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        if source.passes:  # all of it fits in the buffer: the in-memory fit, exactly
+            self.fit(X, y)
+            self.n_rows_read_ = source.rows_read
+            return self
+        classes = np.unique(y) if stream.classes is None else stream.classes
+        check_two_classes(classes)
+        plan = make_plan(
+            lam=self.lam, C=None, n=X.shape[0], n_iter=self.n_iter, n_epochs=None,
+            batch_size=self.batch_size, average=self.average, radius2=None,
+            projection=self.projection, random_state=self.random_state,
+            n_problems=len(positive_classes(classes)))
+        n_problems = len(plan.seeds)
+        check_memory(8 * 3 * n_problems * (width + 1),
+                     f"{type(self).__name__}'s {n_problems} binary problem"
+                     f"{'s' * (n_problems > 1)} on {width} features (3 values per feature each, "
+                     "8 bytes a value)")
+        weight_of = self.class_weight or {}
+
+        def problems(labels):
+            unknown = np.setdiff1d(labels, classes)
+            if unknown.size:
+                raise ValueError(
+                    f"the stream has the label {unknown[0].item()!r}, which is not among its classes "
+                    f"{classes[:10].tolist()} (by default, the labels of the first buffer's "
+                    "rows): give classes")
+            weights = np.array([weight_of.get(label, 1.0) for label in labels.tolist()])
+            return binary_targets(classes, labels), weights
+
+        self.classes_, self.lam_, self.plan_ = classes, plan.lam, plan
+        state = PegasosState.start(n_problems, width)
+        layout = self._intercept_layout()
+        done = fit_stream(source, X, y, problems, plan, state, layout)
+        coef, intercept = state.coef_intercept(layout)
+        set_fitted(self, classes=classes, coef=coef, intercept=intercept, lam=plan.lam,
+                   t=int(state.t.max() - 1), n_iter=done, state=state,
+                   history=[new_history() for _ in range(n_problems)])
+        self.n_rows_read_ = source.rows_read
+        check_finite_fit(self)
+        return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):

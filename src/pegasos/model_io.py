@@ -597,7 +597,8 @@ def _assemble_sparse(arrays, refuse):
 
 
 #: Fitted scalars that only some fits have (a distributed fit's rounds and partitions).
-_OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral}}
+_OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
+                     "PegasosClassifier": {"n_rows_read_": Integral}}  # a stream fit's
 
 
 def _check_scalars(name, attributes, refuse):

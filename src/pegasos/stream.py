@@ -443,3 +443,117 @@ def load_cache(path, *, n_features=None):
     X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
                       shape=(header["n_rows"], width), copy=False)
     return X, arrays["y"]
+
+
+# --- a stream of rows, for fit ------------------------------------------------------
+
+#: Rows in the shuffle buffer by default (see :class:`SVMLightStream`).
+BUFFER_ROWS = 1 << 16
+
+
+class SVMLightStream:
+    """LIBSVM files as a stream of rows that ``PegasosClassifier.fit`` takes in place of X, y.
+
+    ``PegasosClassifier(lam=...).fit(SVMLightStream(paths))`` trains without
+    loading the files: the rows are read a block at a time into a shuffle
+    buffer of ``buffer_rows`` rows; each round of iterations draws its
+    mini-batches uniformly from the buffer, and the rows drawn are replaced by
+    the next rows of the files (another pass starts at the end).  A fit of T
+    iterations of k examples reads about ``buffer_rows + T k`` rows, whatever
+    the files' size, and never parses the rest.  When the whole data fits in
+    the buffer, the fit is the in-memory fit of those rows, bit for bit (the
+    same seed gives the same model).  As dask-ml's wrappers take a dask array
+    where scikit-learn takes an array, ``fit`` takes the stream where it takes
+    ``X`` (and no ``y``: the labels are in the files).
+
+    Parameters
+    ----------
+    paths : str, path-like, or list of them
+        One file, a glob pattern of shards, or a list (see :func:`read_blocks`).
+    n_features : int, default=None
+        The number of features; by default the largest index of the first
+        buffer's rows (a later row beyond it is an error that says to give it).
+    classes : array-like, default=None
+        The labels; by default those of the first buffer's rows (a later row of
+        another label is an error that says to give them).
+    zero_based : bool, default=False
+        Whether feature indices start at 0.
+    block_bytes : int, default=16 MiB
+        The bytes parsed at a time.
+    buffer_rows : int, default=65536
+        The shuffle buffer's rows: memory holds them (about 12 bytes a stored
+        value) and one block.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from pegasos import PegasosClassifier
+    >>> path = os.path.join(tempfile.mkdtemp(), "stream.svm")
+    >>> rng = np.random.default_rng(0)
+    >>> with open(path, "w") as f:
+    ...     for x in rng.normal(size=(2000, 2)):
+    ...         _ = f.write(f"{1 if x[0] > 0 else -1} 1:{x[0]:.4f} 2:{x[1]:.4f}\\n")
+    >>> stream = SVMLightStream(path, buffer_rows=500)
+    >>> clf = PegasosClassifier(lam=0.01, n_iter=400, random_state=0).fit(stream)
+    >>> clf.n_rows_read_ < 2000, clf.classes_.tolist()
+    (True, [-1.0, 1.0])
+    """
+
+    def __init__(self, paths, *, n_features=None, classes=None, zero_based=False,
+                 block_bytes=BLOCK_BYTES, buffer_rows=BUFFER_ROWS):
+        self.paths = sources_of(paths)
+        if n_features is not None and not (isinstance(n_features, (int, np.integer))
+                                           and 1 <= n_features <= MAX_FEATURE_INDEX + 1):
+            raise ValueError(f"n_features must be an integer in [1, {MAX_FEATURE_INDEX + 1}]; "
+                             f"got {n_features!r}")
+        if not (isinstance(buffer_rows, (int, np.integer)) and buffer_rows >= 1):
+            raise ValueError(f"buffer_rows must be a positive integer; got {buffer_rows!r}")
+        self.n_features = None if n_features is None else int(n_features)
+        self.classes = None if classes is None else np.unique(np.asarray(classes))
+        self.zero_based = zero_based
+        self.block_bytes = block_bytes
+        self.buffer_rows = int(buffer_rows)
+
+    def rows(self):
+        """A :class:`RowSource` over the files, from their start."""
+        return RowSource(self)
+
+
+class RowSource:
+    """The rows of a :class:`SVMLightStream`, taken a given number at a time, pass after
+    pass; it counts the rows read."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.rows_read = 0
+        self.passes = 0  # passes completed
+        self._blocks = None
+        self._pending = None  # (X, y) of a block not all taken
+
+    def take(self, m):
+        """Up to ``m`` rows as ``(X, y)``: fewer (even none) at the end of a pass, after
+        which :meth:`take` starts the next."""
+        if self._blocks is None:
+            self._blocks = read_blocks(self.stream.paths, block_bytes=self.stream.block_bytes,
+                                       zero_based=self.stream.zero_based)
+        parts, got = [], 0
+        while got < m:
+            if self._pending is None:
+                block = next(self._blocks, None)
+                if block is None:  # the end of a pass
+                    self._blocks, self.passes = None, self.passes + 1
+                    break
+                self._pending = block
+            X, y = self._pending
+            part = min(m - got, X.shape[0])
+            parts.append((X[:part], y[:part]))
+            self._pending = None if part == X.shape[0] else (X[part:], y[part:])
+            got += part
+        self.rows_read += got
+        if not parts:
+            return None
+        width = max(X.shape[1] for X, _ in parts)
+        X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+                       for X, _ in parts], format="csr")
+        return X, np.concatenate([y for _, y in parts])

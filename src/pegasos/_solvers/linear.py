@@ -488,6 +488,77 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     return done
 
 
+#: The share of the shuffle buffer that one round of a stream fit draws: its rows drawn
+#: are then replaced by the stream's next rows.
+STREAM_ROUND = 1 / 8
+
+
+def fit_stream(source, X, y, problems, plan, state, layout):
+    """Pegasos on every problem from a stream: ``plan.n_iter`` iterations drawn from a
+    shuffle buffer, refilled from ``source`` as rows are drawn.
+
+    ``(X, y)`` is the buffer's first fill (CSR rows, labels); ``source`` a
+    :class:`~pegasos.stream.RowSource` that gives the next rows; ``problems(y)``
+    the targets (one row per problem) and loss weights of rows.  Each round
+    draws ``STREAM_ROUND`` of the buffer (uniformly, with replacement, one
+    seed for all problems: they share the rows) and runs every problem's compiled
+    steps on them, then puts new rows in the slots drawn.  Returns the iterations
+    run and the rows read.
+    """
+    rng = np.random.default_rng(plan.seeds[0])
+    k, done = plan.batch_size, 0
+    avg_start = plan.avg_start(int(state.t[0]))
+    settings = LinearPlan(k=k, lam=plan.lam, bias_feature=layout.bias_feature,
+                          unreg_bias=layout.unregularized, radius2=plan.radius2,
+                          avg_start=avg_start, every=False)
+    while done < plan.n_iter:
+        rows = as_rows(X)
+        steps = min(max(1, int(rows.n_rows * STREAM_ROUND) // k), plan.n_iter - done)
+        idx = rng.integers(0, rows.n_rows, steps * k)
+        check_draws(idx, rows.n_rows)
+        targets, weights = problems(y)
+        sqnorms = SquaredNorms(rows, layout.bias_feature, now=False)
+        sqnorms.at(idx)
+        for c, target in enumerate(targets):
+            check_per_row(rows, targets=target, loss_weights=weights, squared_norms=sqnorms.values)
+            solver_state = state.solver_state(c)
+            check_linear_state(rows, *solver_state, _k.N_SCALARS)
+            data = LinearData(rows=rows.kernel, y=target, sw=weights, sqnorm=sqnorms.values)
+            state.t[c] = _k.pegasos_steps(data, settings, solver_state, idx, int(state.t[c]))
+            check_finite_weights(f"iteration {state.t[c] - 1}", state.v[c], state.scal[c])
+        done += steps
+        if done < plan.n_iter:
+            X, y = _refill(source, X, y, np.unique(idx))
+    return done
+
+
+def _refill(source, X, y, drawn):
+    """The buffer with the rows ``drawn`` replaced by the stream's next rows."""
+    new = source.take(len(drawn))
+    if new is None or new[0].shape[0] < len(drawn):  # the end of a pass: the next one
+        more = source.take(len(drawn) - (0 if new is None else new[0].shape[0]))
+        new = more if new is None else new if more is None else (
+            _stack([new[0], more[0]], X.shape[1]), np.concatenate([new[1], more[1]]))
+    if new is None:
+        return X, y
+    keep = np.ones(X.shape[0], bool)
+    keep[drawn[:new[0].shape[0]]] = False
+    return _stack([X[keep], new[0]], X.shape[1]), np.concatenate([y[keep], new[1]])
+
+
+def _stack(blocks, width):
+    import scipy.sparse as sp
+
+    for B in blocks:
+        if B.shape[1] > width:
+            raise ValueError(
+                f"a row of the stream has a feature index {B.shape[1]}, beyond its "
+                f"n_features={width} (by default, the largest index of the first buffer's "
+                "rows): give n_features")
+    return sp.vstack([sp.csr_matrix((B.data, B.indices, B.indptr), shape=(B.shape[0], width))
+                      for B in blocks], format="csr")
+
+
 #: What ``objective_history_`` records at each check.
 HISTORY_KEYS = ("t", "primal", "dual", "time")
 
