@@ -128,7 +128,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "startup": ["startup.json", "startup.md"],
              "calibration": ["calibration.json", "calibration.md"],
              "certificate": ["certificate.json", "certificate.md"],
-             "compile": ["compile.json", "compile.md"]}
+             "compile": ["compile.json", "compile.md"],
+             "stream": ["stream.json", "stream.md"]}
     for part in ran:
         for name in files[part]:
             assert (out / name).stat().st_size > 0, name
@@ -163,3 +164,22 @@ def test_runner_quick_linear_result(quick_run):
         for runs in (s["runs"] for s in ds["solvers"].values()):
             assert all(r["seconds_min"] <= r["seconds_median"] <= r["seconds_max"] for r in runs)
             assert all(0.0 <= r["test_error"] <= 1.0 for r in runs)
+
+
+def test_the_generator_is_seeded_and_its_best_error_is_the_flipped_share(tmp_path):
+    from benchmarks import generate
+    from pegasos import load_svmlight
+
+    first = generate.write_rows(tmp_path / "a.svm", n_rows=3000, seed=5)
+    again = generate.write_rows(tmp_path / "b.svm", n_rows=3000, seed=5)
+    assert first == again and (tmp_path / "a.svm").read_bytes() == (tmp_path / "b.svm").read_bytes()
+    other = generate.write_rows(tmp_path / "c.svm", n_rows=3000, seed=5, stream=1)
+    assert (tmp_path / "c.svm").read_bytes() != (tmp_path / "a.svm").read_bytes()
+    X, y = load_svmlight(tmp_path / "a.svm", n_features=generate.N_FEATURES)
+    rows, size, flipped = first
+    assert rows == X.shape[0] == 3000 and size == (tmp_path / "a.svm").stat().st_size
+    assert 40 < X.nnz / rows < 110 and np.allclose(np.sqrt(X.multiply(X).sum(axis=1)), 1,
+                                                    atol=1e-4)
+    planted = np.where(X @ generate.planted_model(5) > 0, 1, -1)
+    assert np.mean(planted != y) == flipped / rows and 0.03 < flipped / rows < 0.07
+    assert other[0] == 3000

@@ -368,3 +368,92 @@ def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
             main(["train", *argv, str(path), str(model)])
         assert exc.value.code == 2
         assert re.search(match, capsys.readouterr().err)
+
+
+# --- the compiled parser against scikit-learn's loader ---------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _spelled(value, style):
+    return {"repr": repr(value), "g17": f"{value:.17g}", "e": f"{value:e}", "f3": f"{value:.3f}",
+            "plus": f"+{value!r}" if repr(value)[0] != "-" else repr(value), "E": f"{value:E}",
+            "lead": f"0{value:.5f}" if value >= 0 else f"{value:.5f}",
+            "dot": f"{value:.0f}." if abs(value) < 1e6 else repr(value),
+            "point": repr(value)[1:] if repr(value).startswith("0.") else repr(value),
+            "digits": f"{value:.25f}" if abs(value) < 1e3 else repr(value)}[style]
+
+
+numbers = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.floats(allow_nan=False,
+                                                                      allow_infinity=False),
+                    st.integers(-10**20, 10**20).map(float), st.sampled_from([0.0, -0.0, 1e-320]))
+styles = st.sampled_from(["repr", "g17", "e", "f3", "plus", "E", "lead", "dot", "point",
+                          "digits"])
+lines = st.builds(
+    lambda label, feats, qid, comment, crlf: (
+        f"{label}" + (" qid:7" if qid else "")
+        + "".join(f" {i}:{v}" for i, v in feats) + (" # note 1:2" if comment else "")
+        + ("\r" if crlf else "")),
+    st.tuples(numbers, styles).map(lambda t: _spelled(*t)),
+    st.lists(st.tuples(st.integers(1, 60), st.tuples(numbers, styles).map(
+        lambda t: _spelled(*t))), max_size=8).map(
+        lambda fs: sorted({i: v for i, v in fs}.items())),
+    st.booleans(), st.booleans(), st.booleans())
+
+
+@settings(max_examples=int(os.environ.get("PEGASOS_PARSER_EXAMPLES", "300")), deadline=None,
+          derandomize=True, database=None)
+@given(st.lists(lines, min_size=1, max_size=12))
+def test_the_compiled_parser_reads_what_scikit_learns_loader_reads_bit_for_bit(rows):
+    import io
+
+    from pegasos.stream import _parse_compiled
+
+    text = ("\n".join(rows) + "\n").encode()
+    got = _parse_compiled(text, False)
+    try:
+        X, y = load_svmlight_file(io.BytesIO(text), zero_based=False)
+    except (ValueError, OverflowError):
+        assert got is None
+        return
+    if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
+        assert got is None  # left to the loader's path, which names the line
+        return
+    assert got is not None
+    gX, gy = got
+    np.testing.assert_array_equal(gy.view(np.int64), y.view(np.int64))  # the bits, -0.0 too
+    Xs = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], gX.shape[1]))
+    np.testing.assert_array_equal(gX.indptr, Xs.indptr)
+    np.testing.assert_array_equal(gX.indices, Xs.indices)
+    np.testing.assert_array_equal(gX.data.view(np.int64), Xs.data.view(np.int64))
+
+
+@pytest.mark.parametrize("text", [b"1 1:2 1:3\n", b"1 2:1 1:1\n", b"x 1:1\n", b"1 a:1\n",
+                                  b"1 1:\n", b"1 :1\n", b"1 0:1\n", b"1 1:1e\n", b"1 1:--2\n",
+                                  b"1 1:2:3\n", b"1 1:nan\n", b"1 1:inf\n", b"inf 1:1\n",
+                                  b"1 +2:1\n", b"1 1:0x10\n", b"1 3000000000:1\n"])
+def test_what_the_compiled_parser_cannot_read_goes_to_the_loader(tmp_path, text):
+    import io
+
+    from pegasos.stream import _parse_compiled
+
+    try:
+        want = load_svmlight_file(io.BytesIO(text), zero_based=False)
+        ok = np.all(np.isfinite(want[0].data)) and want[0].shape[1] <= 2**31
+    except (ValueError, OverflowError):
+        ok = False
+    got = _parse_compiled(text, False)
+    if got is not None:  # then the loader reads it the same
+        assert ok
+        _same(got[0], sp.csr_matrix(want[0])[:, :got[0].shape[1]])
+    path = tmp_path / "odd.svm"
+    path.write_bytes(text)
+    try:
+        loaded = load_svmlight(path)
+    except DataFormatError as exc:
+        with pytest.raises(DataFormatError) as streamed:
+            list(read_blocks(str(path)))
+        assert str(streamed.value) == str(exc)
+    else:
+        _same(_stacked(read_blocks(str(path)))[0], loaded[0])

@@ -3,7 +3,8 @@
 :func:`read_blocks` reads one file, a list or a glob of shards (plain, ``.gz``,
 ``.bz2``, ``.xz``) in blocks of a bounded number of bytes cut at line ends (a
 line longer than the block is read whole), and parses each block with
-scikit-learn's compiled loader: it never holds more than one block and its
+a compiled parser (:mod:`pegasos._numba.svmlight`; a line it cannot read goes to
+scikit-learn's loader, so the two accept the same files): it never holds more than one block and its
 rows.  Errors are :class:`~pegasos.datasets.DataFormatError` naming the file and
 the line, as :func:`~pegasos.load_svmlight` gives them.
 
@@ -113,7 +114,45 @@ def _chunks(f, block_bytes):
 
 
 def _parse(path, chunk, first_line, zero_based):
-    """(X, y) of one chunk of whole lines, or a DataFormatError naming the line."""
+    """(X, y) of one chunk of whole lines, or a DataFormatError naming the line: the
+    compiled parser's, or where it cannot read a line, scikit-learn's loader's."""
+    parsed = _parse_compiled(chunk, zero_based)
+    return _parse_with_scikit_learn(path, chunk, first_line, zero_based) if parsed is None \
+        else parsed
+
+
+def _parse_compiled(chunk, zero_based):
+    """(X, y) by :func:`pegasos._numba.svmlight.parse_block` (the numbers it leaves to
+    Python rounded by ``float``), or None where a line is not read as valid."""
+    from ._numba.svmlight import Parsed, parse_block
+
+    buf = np.frombuffer(chunk, np.uint8)
+    lines, colons = chunk.count(b"\n") + 1, chunk.count(b":")
+    out = Parsed(np.empty(lines), np.empty(lines + 1, np.int64), np.empty(colons, np.int64),
+                 np.empty(colons), np.empty((colons + lines, 3), np.int64))
+    rows, nnz, n_slow, bad = parse_block(buf, np.int64(0 if zero_based else 1), out)
+    if bad >= 0:
+        return None
+    for where, start, stop in out.slow[:n_slow].tolist():
+        try:
+            value = float(chunk[start:stop])
+        except ValueError:
+            return None
+        if where >= 0:
+            out.values[where] = value
+        else:
+            out.labels[-1 - where] = value
+    indices, values, labels = out.indices[:nnz], out.values[:nnz], out.labels[:rows]
+    width = int(indices.max()) + 1 if nnz else 1
+    if width > MAX_FEATURE_INDEX + 1 or not (np.all(np.isfinite(values))
+                                             and np.all(np.isfinite(labels))):
+        return None
+    X = sp.csr_matrix((values, indices, out.indptr[:rows + 1]), shape=(rows, width))
+    return X, labels
+
+
+def _parse_with_scikit_learn(path, chunk, first_line, zero_based):
+    """:func:`_parse` by scikit-learn's loader, its errors located by line."""
     from sklearn.datasets import load_svmlight_file
 
     try:
