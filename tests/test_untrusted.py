@@ -447,7 +447,7 @@ def test_the_cli_answers_every_header_edit_in_one_line(linear_file, tmp_path, ca
         (["-c", "1e308"], 1, r"C=1e\+308 on 6 samples .* gives lambda = 0, outside float64's "
                              r"range"),
         (["-s", "kernel-pegasos", "-B", "1e200"], 2, r"-B \(intercept_scaling\) must be a float "
-                                                     r"in the range \(0.0, 1e\+150\]"),
+                                                     r"in the range \[1e-150, 1e\+150\]"),
         (["-s", "kernel-pegasos", "-r", "inf"], 2, r"-r \(coef0\) must be a float in the range "
                                                    r"\(-inf, inf\)"),
     ],

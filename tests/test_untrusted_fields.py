@@ -176,12 +176,13 @@ def test_weights_whose_sum_overflows_are_refused():
             est.fit(X, y, sample_weight=np.full(len(y), 1e307))
 
 
-def test_an_intercept_scaling_whose_square_overflows_is_refused():
+@pytest.mark.parametrize("scaling", [1e308, 5e-324])
+def test_an_intercept_scaling_whose_square_or_reciprocal_overflows_is_refused(scaling):
     X, y = _data()
     for est in (PegasosClassifier(n_iter=5), KernelPegasosClassifier(n_iter=5)):
         with pytest.raises(ValueError, match=r"'intercept_scaling' parameter .* range "
-                                             r"\(0.0, 1e\+150\]"):
-            est.set_params(fit_intercept=True, intercept_scaling=1e308).fit(X, y)
+                                             r"\[1e-150, 1e\+150\]"):
+            est.set_params(fit_intercept=True, intercept_scaling=scaling).fit(X, y)
 
 
 def test_no_fit_returns_a_model_with_non_finite_fitted_values(monkeypatch):
@@ -287,3 +288,124 @@ def test_check_memory_names_both_sizes():
         check_memory(2**50, "the test's arrays")
     check_memory(1, "one byte")
     assert format_bytes(2**40) == "1 TiB"
+
+
+# --- what a hostile sweep found next ----------------------------------------------------
+
+
+def test_a_corrupt_gzip_file_is_a_data_format_error(tmp_path, capsys):
+    import gzip
+
+    from pegasos import load_svmlight, read_blocks
+    from pegasos.datasets import DataFormatError
+
+    data = bytearray(gzip.compress(b"1 1:1\n-1 1:2\n" * 100))
+    data[30] ^= 255  # inside the deflate stream: zlib.error, which is not an OSError
+    path = tmp_path / "c.svm.gz"
+    path.write_bytes(bytes(data))
+    for call in (lambda: load_svmlight(path), lambda: list(read_blocks(str(path)))):
+        with pytest.raises(DataFormatError, match=r"c.svm.gz: cannot be read: Error -3"):
+            call()
+    assert main(["train", "-q", str(path), str(tmp_path / "m.model")]) == 1
+    assert capsys.readouterr().err.startswith("pegasos: error: ")
+
+
+def test_the_command_line_refuses_many_one_vs_one_pairs_before_listing_them(tmp_path, capsys):
+    path = tmp_path / "labels.svm"
+    path.write_text("".join(f"{i} 1:{i % 7}\n" for i in range(20_000)))
+    assert main(["train", "-q", "-s", "svc", str(path), str(tmp_path / "m.model")]) == 1
+    assert "199990000 one-vs-one problems" in capsys.readouterr().err
+    from pegasos.cli import _Pairs
+
+    pairs = _Pairs(np.array([1, 2, 3, 4]))
+    assert [pairs[p] for p in range(len(pairs))] == list(pairs) == [
+        (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)]
+
+
+def test_liblinear_files_that_overflow_or_have_many_classes(tmp_path):
+    import time
+
+    from pegasos.interchange import LiblinearFormatError, from_liblinear
+
+    k = 20_000
+    many = tmp_path / "many.txt"
+    many.write_text(f"solver_type L2R_LR\nnr_class {k}\nlabel {' '.join(map(str, range(k)))}\n"
+                    f"nr_feature 1\nbias -1\nw\n{' '.join(['0'] * k)}\n")
+    tic = time.perf_counter()
+    assert from_liblinear(many).classes_.shape == (k,)
+    assert time.perf_counter() - tic < 10  # was quadratic: 8 s for these 20,000 classes
+    for header, weights, match in [
+            ("MCSVM_CS\nnr_class 2", "1e308 -1e308", r"the weights overflow float64"),
+            ("L2R_LR\nnr_class 2", "1e308\n1e308", r"bias '1e200' is neither -1"),
+            ("L2R_LR\nnr_class 2", "1e308", r"state_.scal holds NaN or infinite")]:
+        bias = "1e200" if "bias '1e200'" in match else "-1"
+        path = tmp_path / "bad.txt"
+        path.write_text(f"solver_type {header}\nlabel 1 -1\nnr_feature 1\nbias {bias}\nw\n"
+                        f"{weights}\n")
+        with pytest.raises(LiblinearFormatError, match=match):
+            from_liblinear(path)
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda meta, m: m.update(classes_=np.array([-np.inf, np.inf])),
+     r"classes_ holds NaN or infinite labels"),
+    (lambda meta, m: meta["attributes"].update(lam_=5e-324),
+     r"attribute 'lam_' is 5e-324, whose reciprocal overflows"),
+    (lambda meta, m: meta["params"].update(intercept_scaling=5e-324),
+     r"'intercept_scaling' parameter .* \[1e-150, 1e\+150\]"),
+])
+def test_model_headers_of_extreme_values_are_refused(saved, tmp_path, edit, match):
+    members, meta, _ = saved["PegasosClassifier"]
+    members, meta = dict(members), json.loads(json.dumps(meta))
+    edit(meta, members)
+    meta["arrays"] = {k: {"dtype": v.dtype.str, "shape": list(v.shape)} for k, v in members.items()}
+    _write_model(tmp_path / "bad.model", members, meta)
+    with pytest.raises(ModelFileError, match=match):
+        load_model(tmp_path / "bad.model")
+
+
+def test_info_describes_a_header_whose_c_and_lambda_give_no_finite_n(saved, tmp_path, capsys):
+    members, meta, _ = saved["PegasosClassifier"]
+    meta = json.loads(json.dumps(meta))
+    meta["params"].update(C=5e-324, lam=None)
+    meta["attributes"]["lam_"] = 1e-10
+    _write_model(tmp_path / "c.model", members, meta)
+    assert main(["info", str(tmp_path / "c.model")]) == 0
+    assert "for n = inf training samples" in capsys.readouterr().out
+
+
+def test_certificates_that_overflow_are_refused_not_returned():
+    from pegasos import duality_gap
+
+    X, y = _data()
+    for call in (lambda: duality_gap(X, y, np.zeros(4), 0.0, lam=5e-324),
+                 lambda: duality_gap(X * 1e300, y, np.ones(4), 0.0, lam=0.1),
+                 lambda: duality_gap(X, y, np.full(4, 1e308), 0.0, lam=0.1)):
+        with pytest.raises(ValueError, match=r"The certificate overflows float64"):
+            call()
+    clf = PegasosClassifier(n_iter=30, random_state=0).fit(X, y)
+    clf.state_.v[:] = 1e308
+    with pytest.raises(ValueError, match=r"The certificate overflows float64"):
+        clf.duality_gap(X, y)
+
+
+def test_dual_svc_stops_at_the_rounding_of_its_gradients_below_any_tol():
+    X, y = _data()
+    clf = DualSVC(tol=1e-300, max_iter=20_000).fit(sp.csr_matrix(X), y)  # (a hang, capped)
+    assert clf.fit_status_ == 0 and clf.n_iter_ < 10_000
+    np.testing.assert_array_equal(clf.predict(X), DualSVC(tol=1e-12).fit(X, y).predict(X))
+
+
+def test_a_cache_with_a_nan_label_is_refused(tmp_path):
+    from pegasos.stream import CacheError, convert, load_cache
+
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    convert(str(path), str(tmp_path / "d.cache"))
+    data = bytearray((tmp_path / "d.cache").read_bytes())
+    start = len(b"PEGASOS-CACHE\n") + 8
+    header = json.loads(data[start:start + int.from_bytes(data[start - 8:start], "little")])
+    data[header["offsets"]["y"]:header["offsets"]["y"] + 8] = np.float64("nan").tobytes()
+    (tmp_path / "d.cache").write_bytes(bytes(data))
+    with pytest.raises(CacheError, match=r"holds a NaN or infinite label"):
+        load_cache(tmp_path / "d.cache")

@@ -663,11 +663,35 @@ def _decision(est, X):
 
 def _pairs(est, classes):
     """The labels of each problem's two classes when the model is one-vs-one, else None."""
-    import itertools
-
     if len(classes) > 2 and getattr(est, "multi_class", "ovr") == "ovo":
-        return list(itertools.combinations(classes, 2))
+        return _Pairs(classes)
     return None
+
+
+class _Pairs:
+    """The one-vs-one pairs of ``classes`` in LIBSVM's order, each made when it is read:
+    k classes make k (k - 1) / 2 pairs, too many to list for a file of many labels (the
+    fit refuses those, after this is made)."""
+
+    def __init__(self, classes):
+        self.classes = classes
+
+    def __len__(self):
+        return len(self.classes) * (len(self.classes) - 1) // 2
+
+    def __iter__(self):
+        import itertools
+
+        return itertools.combinations(self.classes, 2)
+
+    def __getitem__(self, p):
+        if not 0 <= p < len(self):
+            raise IndexError(p)
+        first, k = 0, len(self.classes)
+        while p >= k - 1 - first:  # pair (first, j) for j > first, first after first
+            p -= k - 1 - first
+            first += 1
+        return self.classes[first], self.classes[first + 1 + p]
 
 
 def _plot(args, est, history, pairs):
@@ -1064,6 +1088,8 @@ def _regularisation(est):
     The parameters keep what was asked (``C=None, lam=None`` for the default
     C = 1); the fitted ``lam_`` is lambda = 1 / (C n), from which n follows.
     """
+    import numpy as np
+
     from ._base import DEFAULT_C
 
     params = est.get_params(deep=False)
@@ -1074,7 +1100,9 @@ def _regularisation(est):
             out["text"] = f"lambda = {est.lam_:.6g} (given as lam)"
             return out
         C = DEFAULT_C if params["C"] is None else float(params["C"])
-        n = round(1.0 / (C * est.lam_))
+        with np.errstate(over="ignore", divide="ignore"):
+            n = np.float64(1.0) / (np.float64(C) * est.lam_)
+        n = round(float(n)) if np.isfinite(n) else float(n)  # a header's extremes: inf
         out.update(C=C, n_samples=n)
         out["text"] = (f"C = {C:.6g}{' (the default)' if params['C'] is None else ''}, so "
                        f"lambda = 1 / (C n) = {est.lam_:.6g} for n = {n} training samples")

@@ -12,6 +12,7 @@ import gzip
 import lzma
 import math
 import os
+import zlib
 
 import numpy as np
 
@@ -226,7 +227,7 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
                 X, y = load_svmlight_file(f, zero_based=zero_based)
         else:
             X, y = load_svmlight_file(path, zero_based=zero_based)
-    except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError) as exc:
+    except (ValueError, OverflowError, EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:  # missing, a folder, unreadable
             raise
         _raise_with_line(path, zero_based, exc)
@@ -251,7 +252,7 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
 def _raise_with_line(path, zero_based, exc):
     try:
         found = _find_bad_line(path, zero_based is True)
-    except (EOFError, OSError, lzma.LZMAError) as read_error:
+    except (EOFError, OSError, lzma.LZMAError, zlib.error) as read_error:
         raise DataFormatError(path, None, f"cannot be read: {quote(read_error)}") from exc
     if found is not None:
         raise DataFormatError(path, found[0], found[1]) from exc

@@ -175,6 +175,7 @@ def from_liblinear(path, *, lam=1e-4):
     >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
     True
     """
+    from ._base import MAX_INTERCEPT_SCALING, MIN_INTERCEPT_SCALING, check_finite_fit
     from ._solvers.linear import set_fitted
     from .linear import PegasosClassifier
 
@@ -200,6 +201,10 @@ def from_liblinear(path, *, lam=1e-4):
     except (KeyError, ValueError) as exc:
         raise LiblinearFormatError(f"{path}: incomplete or malformed header "
                                    f"({quote(exc)})") from exc
+    if not (bias == -1 or MIN_INTERCEPT_SCALING <= bias <= MAX_INTERCEPT_SCALING):
+        raise LiblinearFormatError(
+            f"{path}: bias {quote(fields['bias'])} is neither -1 (none) nor an intercept "
+            f"feature's value in [{MIN_INTERCEPT_SCALING:g}, {MAX_INTERCEPT_SCALING:g}]")
     if n_class < 2 or len(labels) != n_class or len(set(labels)) != n_class or d < 1:
         raise LiblinearFormatError(f"{path}: inconsistent header: nr_class {n_class}, labels "
                                    f"{quote(labels)}, nr_feature {d}")
@@ -220,20 +225,31 @@ def from_liblinear(path, *, lam=1e-4):
     if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam > 0):
         raise ValueError(f"lam must be a positive number; got {lam!r}")
     classes = np.array(sorted(labels))
-    if n_class == 2 and n_columns == 2:  # argmax of two columns: the sign of their difference
-        coef_cols = w[:, [labels.index(classes[1])]] - w[:, [labels.index(classes[0])]]
-        n_columns = 1
-    elif n_class == 2:
-        sign = 1.0 if labels[0] == classes[1] else -1.0
-        coef_cols = sign * w
-    else:
-        coef_cols = w[:, [labels.index(c) for c in classes]]
+    column = {label: i for i, label in enumerate(labels)}  # (list.index is quadratic)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if n_class == 2 and n_columns == 2:  # argmax of two columns: their difference's sign
+            coef_cols = w[:, [column[classes[1]]]] - w[:, [column[classes[0]]]]
+            n_columns = 1
+        elif n_class == 2:
+            sign = 1.0 if labels[0] == classes[1] else -1.0
+            coef_cols = sign * w
+        else:
+            coef_cols = w[:, [column[c] for c in classes]]
+        intercept = coef_cols[d] * bias if bias > 0 else np.zeros(n_columns)
+    if not (np.all(np.isfinite(coef_cols)) and np.all(np.isfinite(intercept))):
+        raise LiblinearFormatError(f"{path}: the weights overflow float64 in pegasos' model "
+                                   "(their difference, or the bias weight times the bias)")
     clf = PegasosClassifier(lam=lam, fit_intercept=bias > 0,
                             intercept_scaling=bias if bias > 0 else 1.0)
     # with the solver state of these weights (no history, no certificate yet), as a loaded
     # model of format version 1 or 2 gets it: duality_gap and continued training use it
-    set_fitted(clf, classes=classes, coef=coef_cols[:d].T,
-               intercept=coef_cols[d] * bias if bias > 0 else np.zeros(n_columns), lam=lam,
-               t=0, n_iter=0)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # ||w||^2 may overflow: refused
+            set_fitted(clf, classes=classes, coef=coef_cols[:d].T, intercept=intercept,
+                       lam=lam, t=0, n_iter=0)
+        clf.state_.check(n_columns, d)
+        check_finite_fit(clf)
+    except (ValueError, FloatingPointError) as exc:
+        raise LiblinearFormatError(f"{path}: {exc}") from exc
     clf.plan_ = None
     return clf

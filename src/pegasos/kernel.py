@@ -70,7 +70,7 @@ from ._solvers.engine import (
 )
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
-from .objective import DualityGap, best_multiple, feasible
+from .objective import DualityGap, best_multiple, feasible, finite_gap
 
 __all__ = ["KernelPegasosClassifier", "KernelPerceptron", "SBPClassifier", "nu_for",
            "nu_from_svm", "one_blas_thread"]
@@ -411,9 +411,9 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         quad = np.einsum("cs,sc->c", vr, self._products(X, where[nonzero], where[nonzero], vr,
                                                         bias2))
         quad /= 2.0 * lam * m * m
-        return [DualityGap(
+        return [finite_gap(DualityGap(
             primal=float(0.5 * lam * w2[c] + sw @ np.maximum(z[:, c], 0.0) / m),
-            dual=float(best_multiple(alpha[:, c], sw, m, quad[c])))
+            dual=float(best_multiple(alpha[:, c], sw, m, quad[c]))))
             for c in range(Y.shape[1])]
 
     def _products(self, X, left, right, coef, bias2=0.0):

@@ -43,6 +43,7 @@ from ._solvers.linear import (
     set_fitted,
     warn_unconverged,
 )
+from .objective import finite_gap
 from .stream import SVMLightStream
 
 __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_binary"]
@@ -583,8 +584,10 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self.state_.check(len(targets), X.shape[1])
         layout = self._intercept_layout()
         sqnorms = SquaredNorms(rows, layout.bias_feature, now=True)
-        return [certificate(Problem(rows, target, sw, self.lam_, layout, sqnorms), self.state_, c)
-                for c, target in enumerate(targets)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return [finite_gap(certificate(Problem(rows, target, sw, self.lam_, layout, sqnorms),
+                                           self.state_, c))
+                    for c, target in enumerate(targets)]
 
     # ------------------------------------------------------------ internals
 

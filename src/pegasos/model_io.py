@@ -617,6 +617,10 @@ def _check_scalars(name, attributes, refuse):
     for key in ("lam_", "gamma_"):
         if key in attributes:
             refuse.check(attributes[key] > 0, f"attribute {key!r} must be > 0")
+    if "lam_" in attributes:  # the steps 1/(lam t): lam and its reciprocal finite
+        refuse.check(math.isfinite(1.0 / attributes["lam_"]),
+                     f"attribute 'lam_' is {quote(attributes['lam_'])}, whose reciprocal "
+                     "overflows float64")
 
 
 def _check_arrays(name, arrays, attributes, kernel, refuse):
@@ -632,6 +636,8 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     refuse.check(classes.ndim == 1 and classes.shape[0] >= 2,
                  f"classes_ must list at least two classes; got shape {list(classes.shape)}")
     refuse.check(np.all(classes[1:] > classes[:-1]), "classes_ must be sorted and distinct")
+    refuse.check(classes.dtype.kind != "f" or bool(np.all(np.isfinite(classes))),
+                 "classes_ holds NaN or infinite labels")
     n_problems = 1 if classes.shape[0] == 2 else classes.shape[0]
     # DualSVC's one-vs-one layout (SVC's): k - 1 rows of dual_coef_, one model per pair
     k = classes.shape[0]

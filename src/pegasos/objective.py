@@ -54,6 +54,7 @@ from elsewhere, started from its violators, it is looser near the optimum
 the box, start at 0).
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -278,4 +279,17 @@ def duality_gap(
     intercept = float(intercept.reshape(()))
     w, bias_feature, b = _augmented(coef, intercept, intercept_mode, intercept_scaling, X.shape[1])
     rows = as_rows(X)
-    return gap_from_rows(rows, y, sw, lam, w, bias_feature, b, intercept_mode == "unregularized")
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = gap_from_rows(rows, y, sw, lam, w, bias_feature, b,
+                            intercept_mode == "unregularized")
+    return finite_gap(gap)
+
+
+def finite_gap(gap):
+    """``gap``, or a ValueError when its primal or dual value overflowed float64 (extreme
+    weights, rows or lambda): a certificate is a number, never NaN or inf."""
+    if not (math.isfinite(gap.primal) and math.isfinite(gap.dual)):
+        raise ValueError(
+            f"The certificate overflows float64 (primal {gap.primal:.3g}, dual {gap.dual:.3g}):"
+            " the model's weights, the rows or lambda are too extreme; scale the input.")
+    return gap

@@ -31,6 +31,7 @@ import lzma
 import os
 import shutil
 import tempfile
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -97,17 +98,17 @@ def _open_binary(path):
 
 def _chunks(f, block_bytes):
     """Byte strings of whole lines, about ``block_bytes`` each (a longer line whole)."""
-    carry = b""
+    carry, size = b"", block_bytes
     while True:
-        data = f.read(block_bytes)
+        data = f.read(size)
         if not data:
             break
         data = carry + data
         cut = data.rfind(b"\n") + 1
-        if cut == 0:  # no line end yet: a line longer than the block
-            carry = data
+        if cut == 0:  # no line end yet: a line longer than the block, read in ever larger
+            carry, size = data, 2 * size  # reads (not one copy of it per block)
             continue
-        carry = data[cut:]
+        carry, size = data[cut:], block_bytes
         yield data[:cut]
     if carry:
         yield carry
@@ -224,7 +225,7 @@ def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
                     line += chunk.count(b"\n")
                     if X.shape[0]:
                         yield X, y
-            except (EOFError, OSError, lzma.LZMAError) as exc:
+            except (EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
                 if isinstance(exc, OSError) and exc.errno is not None:
                     raise
                 raise DataFormatError(path, None, f"cannot be read: {quote(exc)}") from exc
@@ -479,6 +480,8 @@ def load_cache(path, *, n_features=None):
         _refuse(path, "has no rows")
     arrays = {name: np.memmap(path, dtype=dtype, mode="r", offset=offsets[name], shape=(n,))
               if n else np.zeros(0, dtype) for name, (dtype, n) in sections.items()}
+    if not np.all(np.isfinite(arrays["y"])):  # (the values are checked where they are used)
+        _refuse(path, "is corrupt: it holds a NaN or infinite label")
     X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
                       shape=(header["n_rows"], width), copy=False)
     return X, arrays["y"]

@@ -297,7 +297,7 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None):
     it, steps, seconds = 0, 0, 0.0
     while True:
         viol, m, M, score, up, low = violations(Y, C, state)
-        active = np.flatnonzero(viol > plan.tol)
+        active = np.flatnonzero(viol > _tolerance(plan.tol, state))
         if active.size == 0 or it == plan.max_iter:
             break
         tic = time.perf_counter()
@@ -330,7 +330,18 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None):
             break  # nothing left to move: what is left of the violation is rounding
     viol = violations(Y, C, state)[0]
     return Result(state, intercepts(Y, C, state), viol, it, seconds, ws.computed, steps,
-                  bool(np.all(viol <= plan.tol)))
+                  bool(np.all(viol <= _tolerance(plan.tol, state))))
+
+
+#: The violation that float64 can still tell from zero, per unit of the responses' size.
+ROUNDING = 16 * np.finfo(np.float64).eps
+
+
+def _tolerance(tol, state):
+    """``tol``, or the rounding of the gradients where that is larger: a violation below
+    ``ROUNDING (1 + max |F|)`` is noise that no step removes (with tol=1e-300 the solver
+    would otherwise never stop)."""
+    return max(tol, ROUNDING * (1.0 + float(np.abs(state.F).max(initial=0.0))))
 
 
 def _oldest(used, k):
