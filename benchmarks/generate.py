@@ -19,8 +19,8 @@ Usage::
 
     python -m benchmarks.generate --out DIR --size 300MB [--seed 0] [--test-rows 50000]
 
-writes ``DIR/train-300MB.svm`` and ``DIR/test.svm`` (once per seed), and
-``DIR/train-300MB.json``: rows, bytes, the flipped shares.
+writes ``DIR/train-300MB-seed0.svm`` and ``DIR/test-seed0.svm`` (once per seed), and
+``DIR/train-300MB-seed0.json``: rows, bytes, the flipped shares.
 """
 
 import argparse
@@ -119,6 +119,12 @@ def planted_model(seed):
     return w
 
 
+def _chunk_seed(seed, stream, chunk):
+    """A chunk's seed: the training rows' (stream 0) below 2**31, the test rows' (stream 1)
+    above, so that no training chunk repeats a test chunk, however large the file."""
+    return (stream * 2**31 + seed * 1_000_003 + chunk) % 2**32
+
+
 def write_rows(path, n_rows=None, n_bytes=None, seed=0, stream=0):
     """Write rows to ``path`` until ``n_rows`` rows or ``n_bytes`` bytes; (rows, bytes,
     flipped).  ``stream`` separates the training rows' seeds from the test rows'."""
@@ -130,7 +136,7 @@ def write_rows(path, n_rows=None, n_bytes=None, seed=0, stream=0):
         chunk = 0
         while (n_rows is None or rows < n_rows) and (n_bytes is None or written < n_bytes):
             todo = CHUNK_ROWS if n_rows is None else min(CHUNK_ROWS, n_rows - rows)
-            size, flips = _chunk(seed * 1_000_003 + stream * 7_919 + chunk, todo, w, FLIP, out)
+            size, flips = _chunk(_chunk_seed(seed, stream, chunk), todo, w, FLIP, out)
             f.write(out[:size].tobytes())
             rows, written, flipped, chunk = rows + todo, written + size, flipped + flips, chunk + 1
     os.replace(tmp, path)
@@ -148,9 +154,9 @@ def parse_size(text):
 def generate(out, size, seed=0, test_rows=50_000):
     """The training file of about ``size`` bytes and the test file; their description."""
     os.makedirs(out, exist_ok=True)
-    name = f"train-{size}"
+    name = f"train-{size}-seed{seed}"
     train = os.path.join(out, f"{name}.svm")
-    test = os.path.join(out, f"test-{seed}.svm")
+    test = os.path.join(out, f"test-seed{seed}.svm")
     meta_path = os.path.join(out, f"{name}.json")
     if os.path.exists(meta_path) and os.path.exists(train):
         with open(meta_path) as f:

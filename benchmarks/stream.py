@@ -119,7 +119,8 @@ def _vw(train, test, work, target, max_passes=16):
         from vowpalwabbit import Workspace
     except ImportError:
         return None
-    vw_train, vw_test = Path(work) / (Path(train).stem + ".vw"), Path(work) / "test.vw"
+    vw_train, vw_test = Path(work) / (Path(train).stem + ".vw"), Path(work) / (
+        Path(test).stem + ".vw")
     for src, dst in ((train, vw_train), (test, vw_test)):
         if not dst.exists():  # VW's format: "label | index:value ...", made outside the timings
             subprocess.run(f"sed 's/ / | /' {src} > {dst}.tmp && mv {dst}.tmp {dst}",

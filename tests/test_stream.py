@@ -232,6 +232,10 @@ def test_the_command_line_converts_and_trains_and_predicts_from_a_cache(text_fil
     text_file.write_bytes(TEXT + b"\n")
     assert main(["train", "-q", str(cache), str(model)]) == 1
     assert "is stale" in capsys.readouterr().err
+    convert(str(text_file), str(cache))
+    with pytest.raises(SystemExit):
+        main(["train", "--stream", "-l", "0.1", str(cache), str(model)])
+    assert "is a cache: train memory-maps it whole, without --stream" in capsys.readouterr().err
 
 
 _UNDER_A_LIMIT = textwrap.dedent("""
@@ -305,11 +309,14 @@ def test_stream_fit_equals_the_reference_shuffle_buffer(tmp_path, k, buffer_rows
     assert clf.n_rows_read_ < 600 * (1 + T * k // 600 + 1)
 
 
-def test_a_stream_that_fits_its_buffer_gives_the_in_memory_model_bit_for_bit(tmp_path):
+@pytest.mark.parametrize("buffer_rows", [600, 601, 65536])  # 600 rows: exactly full too
+def test_a_stream_that_fits_its_buffer_gives_the_in_memory_model_bit_for_bit(tmp_path,
+                                                                            buffer_rows):
     from pegasos.stream import SVMLightStream
 
     path, _, _ = _stream_file(tmp_path)
-    streamed = PegasosClassifier(lam=0.01, random_state=4).fit(SVMLightStream(str(path)))
+    streamed = PegasosClassifier(lam=0.01, random_state=4).fit(
+        SVMLightStream(str(path), buffer_rows=buffer_rows, block_bytes=700))
     X, y = load_svmlight(path)
     whole = PegasosClassifier(lam=0.01, random_state=4).fit(X, y)
     np.testing.assert_array_equal(streamed.coef_, whole.coef_)
@@ -432,7 +439,9 @@ def test_the_compiled_parser_reads_what_scikit_learns_loader_reads_bit_for_bit(r
 @pytest.mark.parametrize("text", [b"1 1:2 1:3\n", b"1 2:1 1:1\n", b"x 1:1\n", b"1 a:1\n",
                                   b"1 1:\n", b"1 :1\n", b"1 0:1\n", b"1 1:1e\n", b"1 1:--2\n",
                                   b"1 1:2:3\n", b"1 1:nan\n", b"1 1:inf\n", b"inf 1:1\n",
-                                  b"1 +2:1\n", b"1 1:0x10\n", b"1 3000000000:1\n"])
+                                  b"1 +2:1\n", b"1 1:0x10\n", b"1 3000000000:1\n",
+                                  b"1 1:2 qid:3 4:5\n", b"1 qid:1 qid:2 1:3\n",
+                                  b"1 qid:1 1:3\n"])
 def test_what_the_compiled_parser_cannot_read_goes_to_the_loader(tmp_path, text):
     import io
 

@@ -112,7 +112,8 @@ def test_parameters_that_exclude_each_other_are_refused_on_loading(saved, tmp_pa
 
 
 @pytest.mark.parametrize("field, value", [("pegasos_version", [1]), ("dropped_params", "x"),
-                                          ("dropped_params", ["not_a_parameter"])])
+                                          ("dropped_params", ["not_a_parameter"]),
+                                          ("dropped_params", [[1]])])
 def test_the_other_header_fields_are_typed(saved, tmp_path, field, value):
     members, meta, _ = saved["PegasosClassifier"]
     meta = json.loads(json.dumps(meta))
@@ -336,9 +337,9 @@ def test_liblinear_files_that_overflow_or_have_many_classes(tmp_path):
     assert time.perf_counter() - tic < 10  # was quadratic: 8 s for these 20,000 classes
     for header, weights, match in [
             ("MCSVM_CS\nnr_class 2", "1e308 -1e308", r"the weights overflow float64"),
-            ("L2R_LR\nnr_class 2", "1e308\n1e308", r"bias '1e200' is neither -1"),
+            ("L2R_LR\nnr_class 2", "1e308\n1e308", r"bias '1e200' is neither negative"),
             ("L2R_LR\nnr_class 2", "1e308", r"state_.scal holds NaN or infinite")]:
-        bias = "1e200" if "bias '1e200'" in match else "-1"
+        bias = "1e200" if "'1e200'" in match else "-1"
         path = tmp_path / "bad.txt"
         path.write_text(f"solver_type {header}\nlabel 1 -1\nnr_feature 1\nbias {bias}\nw\n"
                         f"{weights}\n")
@@ -396,16 +397,51 @@ def test_dual_svc_stops_at_the_rounding_of_its_gradients_below_any_tol():
     np.testing.assert_array_equal(clf.predict(X), DualSVC(tol=1e-12).fit(X, y).predict(X))
 
 
-def test_a_cache_with_a_nan_label_is_refused(tmp_path):
-    from pegasos.stream import CacheError, convert, load_cache
+def _edited_cache(tmp_path, text, section, skip, value):
+    """A cache of ``text`` with ``value``'s bytes written into ``section``, ``skip`` bytes in."""
+    from pegasos.stream import convert
 
-    path = tmp_path / "d.svm"
-    path.write_text("1 1:1\n-1 2:1\n")
-    convert(str(path), str(tmp_path / "d.cache"))
-    data = bytearray((tmp_path / "d.cache").read_bytes())
+    path, cache = tmp_path / "d.svm", tmp_path / "d.cache"
+    path.write_text(text)
+    convert(str(path), str(cache))
+    data = bytearray(cache.read_bytes())
     start = len(b"PEGASOS-CACHE\n") + 8
     header = json.loads(data[start:start + int.from_bytes(data[start - 8:start], "little")])
-    data[header["offsets"]["y"]:header["offsets"]["y"] + 8] = np.float64("nan").tobytes()
-    (tmp_path / "d.cache").write_bytes(bytes(data))
+    at = header["offsets"][section] + skip
+    data[at:at + value.nbytes] = value.tobytes()
+    cache.write_bytes(bytes(data))
+    return cache
+
+
+def test_a_cache_with_a_nan_label_is_refused(tmp_path):
+    from pegasos.stream import CacheError, load_cache
+
+    cache = _edited_cache(tmp_path, "1 1:1\n-1 2:1\n", "y", 0, np.float64("nan"))
     with pytest.raises(CacheError, match=r"holds a NaN or infinite label"):
-        load_cache(tmp_path / "d.cache")
+        load_cache(cache)
+
+
+@pytest.mark.parametrize("bias, rows, intercept", [("-2", "0.5", 0.0), ("0", "0.5\n7", 0.0),
+                                                   ("2", "0.5\n3", 6.0)])
+def test_liblinears_negative_and_zero_biases_read_as_liblinear_reads_them(tmp_path, bias, rows,
+                                                                          intercept):
+    from pegasos.interchange import from_liblinear
+
+    path = tmp_path / "m.txt"
+    path.write_text(f"solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 1\n"
+                    f"bias {bias}\nw\n{rows}\n")
+    clf = from_liblinear(path)
+    assert clf.coef_.tolist() == [[0.5]] and clf.intercept_.tolist() == [intercept]
+
+
+def test_a_cache_of_decreasing_offsets_is_refused_before_anything_reads_it(tmp_path):
+    from pegasos.stream import CacheError, load_cache
+
+    # the second of the int32 offsets
+    cache = _edited_cache(tmp_path, "1 1:1 2:1\n-1 2:1\n1 3:1\n", "indptr", 4,
+                          np.int32(50_000_000))
+    with pytest.raises(CacheError, match=r"is corrupt: X is a malformed sparse CSR matrix"):
+        load_cache(cache)
+    model = tmp_path / "m.model"
+    save_model(PegasosClassifier(n_iter=5).fit(np.eye(2), [0, 1]), model)
+    assert main(["predict", str(cache), str(model), str(tmp_path / "p")]) == 1

@@ -43,14 +43,33 @@ def _read_number(path):
         return None
 
 
+def _stat(path, key):
+    """A counter of a cgroup's memory.stat, or 0."""
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                name, _, value = line.partition(b" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _cgroup_available():
-    """The memory left under this process's cgroup limit (cgroup v2, then v1), if any."""
-    for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                          "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
-        cap = _read_number(limit)
+    """The memory left under this process's cgroup limit (cgroup v2, then v1), if any: the
+    limit less the usage, less the inactive file pages in it (page cache the kernel drops
+    before it fails an allocation: the working set, as Docker and Kubernetes count it)."""
+    root = "/sys/fs/cgroup/"
+    for limit, usage, inactive in (
+            ("memory.max", "memory.current", b"inactive_file"),
+            ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes",
+             b"total_inactive_file")):
+        cap = _read_number(root + limit)
         if cap is not None and cap < 1 << 60:  # v1 says "no limit" with a huge number
-            return max(cap - (_read_number(usage) or 0), 0)
+            stat = root + ("memory.stat" if inactive == b"inactive_file" else "memory/memory.stat")
+            used = max((_read_number(root + usage) or 0) - _stat(stat, inactive), 0)
+            return max(cap - used, 0)
     return None
 
 

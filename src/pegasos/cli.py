@@ -407,8 +407,8 @@ def _load_cache(path, n_features):
     if n_features is not None and X.shape[1] > n_features:
         ignored = int(np.count_nonzero(X.indices >= n_features))
         X = X[:, :n_features].tocsr()
-    elif n_features is not None:
-        X, y = load_cache(path, n_features=n_features)
+    elif n_features is not None:  # the same arrays, wider
+        X = type(X)((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features), copy=False)
     return X, y, ignored
 
 
@@ -551,6 +551,10 @@ def _train_stream(args, parser, est, model_path):
     for name, value in (("--buffer-rows", args.buffer_rows), ("--n-features", args.n_features)):
         if value is not None and value < 1:
             parser.error(f"{name} must be >= 1; got {value}")
+    from .stream import is_cache
+
+    if is_cache(args.data):
+        parser.error(f"{args.data} is a cache: train memory-maps it whole, without --stream")
     try:
         stream = SVMLightStream(args.data, zero_based=args.zero_based,
                                 n_features=args.n_features,

@@ -201,16 +201,19 @@ def from_liblinear(path, *, lam=1e-4):
     except (KeyError, ValueError) as exc:
         raise LiblinearFormatError(f"{path}: incomplete or malformed header "
                                    f"({quote(exc)})") from exc
-    if not (bias == -1 or MIN_INTERCEPT_SCALING <= bias <= MAX_INTERCEPT_SCALING):
+    # LIBLINEAR: a negative bias is none; 0 or more is a feature of that value (0: one that
+    # adds nothing, whose weight the file still holds)
+    if not (bias <= 0 or MIN_INTERCEPT_SCALING <= bias <= MAX_INTERCEPT_SCALING):
         raise LiblinearFormatError(
-            f"{path}: bias {quote(fields['bias'])} is neither -1 (none) nor an intercept "
-            f"feature's value in [{MIN_INTERCEPT_SCALING:g}, {MAX_INTERCEPT_SCALING:g}]")
+            f"{path}: bias {quote(fields['bias'])} is neither negative (none), 0, nor an "
+            f"intercept feature's value in [{MIN_INTERCEPT_SCALING:g}, "
+            f"{MAX_INTERCEPT_SCALING:g}]")
     if n_class < 2 or len(labels) != n_class or len(set(labels)) != n_class or d < 1:
         raise LiblinearFormatError(f"{path}: inconsistent header: nr_class {n_class}, labels "
                                    f"{quote(labels)}, nr_feature {d}")
     # one column for two classes, but Crammer-Singer keeps one per class (argmax decides)
     n_columns = 1 if n_class == 2 and solver != "MCSVM_CS" else n_class
-    n_rows = d + (1 if bias > 0 else 0)
+    n_rows = d + (1 if bias >= 0 else 0)
     body = [line for line in lines[start:] if line.strip()]
     if len(body) != n_rows:
         raise LiblinearFormatError(f"{path}: {len(body)} weight lines; nr_feature {d} and bias "

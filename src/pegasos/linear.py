@@ -383,14 +383,14 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         X, y = first
         width = X.shape[1] if stream.n_features is None else stream.n_features
         if X.shape[1] > width:
-            raise ValueError(f"a row of the stream has a feature index {X.shape[1]}, beyond its "
+            raise ValueError(f"a row of the stream is {X.shape[1]} features wide, beyond its "
                              f"n_features={width}")
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-        if source.passes:  # all of it fits in the buffer: the in-memory fit, exactly
-            self.fit(X, y)
+        classes = np.unique(y) if stream.classes is None else stream.classes
+        if (source.passes or source.exhausted()) and np.array_equal(classes, np.unique(y)):
+            self.fit(X, y)  # all of it fits in the buffer: the in-memory fit, exactly
             self.n_rows_read_ = source.rows_read
             return self
-        classes = np.unique(y) if stream.classes is None else stream.classes
         check_two_classes(classes)
         plan = make_plan(
             lam=self.lam, C=None, n=X.shape[0], n_iter=self.n_iter, n_epochs=None,

@@ -506,7 +506,8 @@ def _read_meta(raw, refuse):
                  f"header field 'pegasos_version' is {quote(meta.get('pegasos_version'))}; "
                  "a version string is expected")
     dropped = meta.get("dropped_params", [])
-    refuse.check(isinstance(dropped, list) and all(k in meta["params"] for k in dropped),
+    refuse.check(isinstance(dropped, list)
+                 and all(isinstance(k, str) and k in meta["params"] for k in dropped),
                  f"header field 'dropped_params' is {quote(dropped)}; a list of the names of "
                  "parameters that could not be written is expected")
     return meta

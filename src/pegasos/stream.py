@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
+from ._rows import check_sparse_structure
 from .datasets import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
@@ -189,8 +190,8 @@ def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
     Yields
     ------
     X : scipy.sparse.csr_matrix
-        The block's rows, float64 values, int64 indices; as wide as its
-        largest index (the stream's width grows block by block).
+        The block's rows, float64 values, int32 or int64 indices; as wide as
+        its largest index (the stream's width grows block by block).
     y : ndarray of float64
         Their labels.
 
@@ -484,6 +485,10 @@ def load_cache(path, *, n_features=None):
         _refuse(path, "is corrupt: it holds a NaN or infinite label")
     X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
                       shape=(header["n_rows"], width), copy=False)
+    try:  # before anything compiled (SciPy's slicing too) reads it: O(nnz), once
+        check_sparse_structure(X)
+    except ValueError as exc:
+        _refuse(path, f"is corrupt: {exc}")
     return X, arrays["y"]
 
 
@@ -572,6 +577,18 @@ class RowSource:
         self.passes = 0  # passes completed
         self._blocks = None
         self._pending = None  # (X, y) of a block not all taken
+
+    def exhausted(self):
+        """Whether the pass ends here: True once every row has been taken (it reads the
+        next block ahead when it must, and ends the pass as :meth:`take` would)."""
+        if self._pending is None:
+            if self._blocks is None:
+                return False  # a pass not started yet (or just ended: counted)
+            self._pending = next(self._blocks, None)
+            if self._pending is None:
+                self._blocks, self.passes = None, self.passes + 1
+                return True
+        return False
 
     def take(self, m):
         """Up to ``m`` rows as ``(X, y)``: fewer (even none) at the end of a pass, after

@@ -113,7 +113,7 @@ def _skip_blank(buf, pos, end):
 @njit
 def _features(buf, pos, end, lowest, out, nnz, n_slow):
     """One line's index:value tokens from pos: (pos at its end, nnz, n_slow, ok)."""
-    previous = -1
+    previous, first = -1, nnz
     while True:
         pos = _skip_blank(buf, pos, end)
         if pos == end or buf[pos] == _LF or buf[pos] == _HASH:
@@ -122,8 +122,9 @@ def _features(buf, pos, end, lowest, out, nnz, n_slow):
         colon = pos
         while colon < stop and buf[colon] != _COLON:
             colon += 1
-        if stop - pos > 3 and buf[pos] == 113 and buf[pos + 1] == 105 and buf[pos + 2] == 100 \
-                and buf[pos + 3] == _COLON:  # qid:...
+        if previous == -1 and nnz == first and stop - pos > 3 and buf[pos] == 113 \
+                and buf[pos + 1] == 105 and buf[pos + 2] == 100 and buf[pos + 3] == _COLON:
+            first = -1  # qid:..., only as the line's first feature (scikit-learn's rule)
             pos = stop
             continue
         index = _index(buf, pos, colon) - lowest

@@ -503,7 +503,7 @@ def fit_stream(source, X, y, problems, plan, state, layout):
     draws ``STREAM_ROUND`` of the buffer (uniformly, with replacement, one
     seed for all problems: they share the rows) and runs every problem's compiled
     steps on them, then puts new rows in the slots drawn.  Returns the iterations
-    run and the rows read.
+    run (the source counts the rows read).
     """
     rng = np.random.default_rng(plan.seeds[0])
     k, done = plan.batch_size, 0
@@ -552,9 +552,9 @@ def _stack(blocks, width):
     for B in blocks:
         if B.shape[1] > width:
             raise ValueError(
-                f"a row of the stream has a feature index {B.shape[1]}, beyond its "
-                f"n_features={width} (by default, the largest index of the first buffer's "
-                "rows): give n_features")
+                f"a row of the stream is {B.shape[1]} features wide, beyond its "
+                f"n_features={width} (by default, the width of the first buffer's rows): "
+                "give n_features")
     return sp.vstack([sp.csr_matrix((B.data, B.indices, B.indptr), shape=(B.shape[0], width))
                       for B in blocks], format="csr")
 
