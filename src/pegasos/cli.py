@@ -1191,6 +1191,9 @@ def _compile(args, parser):
                     with engine_only():
                         est.fit(larger[kind], np.arange(PARALLEL_ROWS) % 2).predict(larger[kind])
                         est.predict(data)
+        from .stream import _parse_compiled
+
+        _parse_compiled(b"1 qid:1 1:0.5 2:1e400\n-1 3:1\n", False)  # the LIBSVM parser
         seconds = time.perf_counter() - tic
     summary = {"seconds": seconds, "compiled_functions": len(events), "cache": CACHE_DIR,
                "inputs": list(inputs), "estimators": sorted({type(e).__name__
