@@ -75,15 +75,22 @@ def test_zero_based_and_glob_of_shards(tmp_path):
         list(read_blocks(str(tmp_path / "none-*.svm")))
 
 
-@pytest.mark.parametrize("name", ["a9a.xz", "ijcnn1.trn.bz2"])
-def test_real_sets_read_by_blocks_equal_the_whole_file(name):
+@pytest.mark.parametrize("name", ["a9a.xz", "a9a.t.xz", "ijcnn1.trn.bz2", "reuters.trn.bz2",
+                                  "covtype_binary_scale_subset20k.xz", "adult.trn.bz2",
+                                  "breast-cancer_scale.xz"])
+def test_real_sets_read_by_blocks_equal_scikit_learns_loader(name):
+    from .conftest import load_shared
+
     path = SHARED_DATA / name
     if not path.exists():
         pytest.skip(f"{path} not found")
-    whole_X, whole_y = load_svmlight(path)
-    X, y = _stacked(read_blocks(str(path), block_bytes=1 << 18))
-    _same(X, whole_X)
-    np.testing.assert_array_equal(y, whole_y)
+    whole_X, whole_y = load_shared(name)  # scikit-learn's loader on the whole file ("auto")
+    zero = name.startswith("adult")  # the shared data's README: Adult is zero-based
+    for X, y in (_stacked(read_blocks(str(path), block_bytes=1 << 18, zero_based=zero)),
+                 load_svmlight(path, zero_based=zero)):
+        _same(X, whole_X)
+        np.testing.assert_array_equal(y, whole_y)
+        assert np.array_equal(X.data.view(np.int64), sp.csr_matrix(whole_X).data.view(np.int64))
 
 
 @pytest.mark.parametrize("block_bytes", [5, 64, 1 << 20])
