@@ -224,6 +224,20 @@ def compact_columns(*matrices):
     return tuple(out)
 
 
+def stack_rows(blocks, width=None):
+    """CSR blocks of one column space (rows read a block at a time, each block as wide as
+    its largest index) stacked into one CSR matrix ``width`` columns wide (by default the
+    widest block's), without copying a block to widen it.
+
+    >>> import scipy.sparse as sp
+    >>> stack_rows([sp.csr_matrix([[1.0]]), sp.csr_matrix([[0.0, 2.0]])]).toarray().tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    width = max(B.shape[1] for B in blocks) if width is None else width
+    return sp.vstack([sp.csr_matrix((B.data, B.indices, B.indptr), shape=(B.shape[0], width))
+                      for B in blocks], format="csr")
+
+
 def column_products(X, columns, coef):
     """``X[:, columns] @ coef.T`` without allocating anything as wide as X.
 

@@ -259,15 +259,13 @@ def _read_blocks(path, zero_based):
     stacked, as wide as the widest (the loader's width; one column for rows of none)."""
     import scipy.sparse as sp
 
+    from ._rows import stack_rows
     from .stream import read_blocks
 
     blocks = list(read_blocks(path, zero_based=zero_based))
     if not blocks:
         return sp.csr_matrix((0, 1)), np.zeros(0)
-    width = max(X.shape[1] for X, _ in blocks)
-    X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-                   for X, _ in blocks], format="csr")
-    return X, np.concatenate([y for _, y in blocks])
+    return stack_rows([X for X, _ in blocks]), np.concatenate([y for _, y in blocks])
 
 
 def _raise_with_line(path, zero_based, exc):

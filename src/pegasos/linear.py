@@ -4,7 +4,6 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
@@ -26,7 +25,7 @@ from ._base import (
 )
 from ._memory import check_memory
 from ._probability import ProbabilityMixin
-from ._rows import as_rows, check_sparse_structure
+from ._rows import as_rows, check_sparse_structure, stack_rows
 from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._solvers.linear import (
     HISTORY_KEYS,
@@ -385,7 +384,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if X.shape[1] > width:
             raise ValueError(f"a row of the stream is {X.shape[1]} features wide, beyond its "
                              f"n_features={width}")
-        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        X = stack_rows([X], width)
         classes = np.unique(y) if stream.classes is None else stream.classes
         if (source.passes or source.exhausted()) and np.array_equal(classes, np.unique(y)):
             self.fit(X, y)  # all of it fits in the buffer: the in-memory fit, exactly

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
-from ._rows import check_sparse_structure
+from ._rows import check_sparse_structure, stack_rows
 from .datasets import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
@@ -612,7 +612,4 @@ class RowSource:
         self.rows_read += got
         if not parts:
             return None
-        width = max(X.shape[1] for X, _ in parts)
-        X = sp.vstack([sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-                       for X, _ in parts], format="csr")
-        return X, np.concatenate([y for _, y in parts])
+        return stack_rows([X for X, _ in parts]), np.concatenate([y for _, y in parts])

@@ -24,7 +24,15 @@ from sklearn.exceptions import ConvergenceWarning
 from .._base import MAX_COUNT, check_finite_weights
 from .._numba import linear as _k
 from .._numba.linear import LinearData, LinearPlan, LinearState
-from .._rows import Rows, as_rows, check_array, check_draws, check_linear_state, check_per_row
+from .._rows import (
+    Rows,
+    as_rows,
+    check_array,
+    check_draws,
+    check_linear_state,
+    check_per_row,
+    stack_rows,
+)
 from .._sampling import IndexStream
 from ..objective import gap_from_rows
 from .report import Report
@@ -547,16 +555,13 @@ def _refill(source, X, y, drawn):
 
 
 def _stack(blocks, width):
-    import scipy.sparse as sp
-
     for B in blocks:
         if B.shape[1] > width:
             raise ValueError(
                 f"a row of the stream is {B.shape[1]} features wide, beyond its "
                 f"n_features={width} (by default, the width of the first buffer's rows): "
                 "give n_features")
-    return sp.vstack([sp.csr_matrix((B.data, B.indices, B.indptr), shape=(B.shape[0], width))
-                      for B in blocks], format="csr")
+    return stack_rows(blocks, width)
 
 
 #: What ``objective_history_`` records at each check.
