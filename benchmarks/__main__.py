@@ -20,6 +20,7 @@ calibration        probability=True against calibrated LIBLINEAR and SVC    cali
 certificate        the default end-of-fit certificate: its cost, its gap    certificate.{json,md}
 compile            each estimator's first fit with an empty Numba cache     compile.{json,md}
 stream             generated files of 0.3 and 3 GB: Pegasos from a stream   stream.{json,md}
+dask_stream        generated shards read by Dask workers, against memory    dask_stream.{json,md}
 =================  =======================================================  ===========================
 
 and ``run.json``: how long each part took (``python -m benchmarks.runner``, not
@@ -42,7 +43,7 @@ from .common import HERE, SHARED_DATA, environment, record_seconds
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
          "kernel_exact", "sbp_cache", "dask_scaling", "input_checks", "startup", "calibration",
-         "certificate", "compile", "stream"]
+         "certificate", "compile", "stream", "dask_stream"]
 
 
 def main(argv=None):

@@ -424,22 +424,36 @@ def kernel_dual_cd(K, y, sw, lam, epochs):
     return a, a.sum() / n - a @ Q @ a / (2 * n)
 
 
-def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share):
+def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share, cache=False,
+                         cached=False):
     """The examples a stream fit draws, in order: a buffer of the first ``buffer_rows`` of
     ``rows`` (a list, read pass after pass); each round draws ``round_share`` of the buffer,
     uniformly with replacement (``numpy.random.default_rng(seed).integers``), then the
-    slots drawn, in increasing order, give way to the next rows, appended at the end."""
+    slots drawn, in increasing order, give way to the next rows, appended at the end.
+    With ``cache``, once a refill finds fewer rows left in the first pass than it needs
+    (or none), every later round draws as many rows uniformly from all of ``rows``;
+    ``cached``: every round does (a stream of a complete cache)."""
     rng = np.random.default_rng(seed)
     following = (rows[i % len(rows)] for i in range(buffer_rows, 10**12))
+    left = len(rows) - buffer_rows  # rows of the first pass not read yet
     buffer = list(rows[:buffer_rows])
     drawn, done = [], 0
     while done < T:
+        if cached:
+            steps = min(max(1, int(min(buffer_rows, len(rows)) * round_share) // k), T - done)
+            drawn += [rows[i] for i in rng.integers(0, len(rows), steps * k)]
+            done += steps
+            continue
         steps = min(max(1, int(len(buffer) * round_share) // k), T - done)
         idx = rng.integers(0, len(buffer), steps * k)
         drawn += [buffer[i] for i in idx]
         done += steps
         if done < T:
             slots = sorted(set(idx.tolist()))
+            if cache and left < len(slots):
+                cached = True
+                continue
+            left -= len(slots)
             buffer = [row for j, row in enumerate(buffer) if j not in set(slots)]
             buffer += [next(following) for _ in slots]
     return drawn

@@ -129,7 +129,8 @@ def test_runner_quick_writes_every_result(quick_run):
              "calibration": ["calibration.json", "calibration.md"],
              "certificate": ["certificate.json", "certificate.md"],
              "compile": ["compile.json", "compile.md"],
-             "stream": ["stream.json", "stream.md"]}
+             "stream": ["stream.json", "stream.md"],
+             "dask_stream": ["dask_stream.json", "dask_stream.md"]}
     for part in ran:
         for name in files[part]:
             assert (out / name).stat().st_size > 0, name

@@ -241,8 +241,9 @@ def test_the_command_line_converts_and_trains_and_predicts_from_a_cache(text_fil
     assert "is stale" in capsys.readouterr().err
     convert(str(text_file), str(cache))
     with pytest.raises(SystemExit):
-        main(["train", "--stream", "-l", "0.1", str(cache), str(model)])
-    assert "is a cache: train memory-maps it whole, without --stream" in capsys.readouterr().err
+        main(["train", "--stream", "-l", "0.1", "--cache", str(tmp_path / "c"), str(cache),
+              str(model)])
+    assert "is a cache already: give no cache" in capsys.readouterr().err
 
 
 _UNDER_A_LIMIT = textwrap.dedent("""
@@ -359,7 +360,8 @@ def test_stream_fits_refuse_what_they_cannot_do(tmp_path):
             f.write("3 1:1\n" * 600)
         PegasosClassifier(lam=0.1, n_iter=2000).fit(stream)
     narrow = SVMLightStream(str(path), buffer_rows=50, n_features=3)
-    with pytest.raises(ValueError, match=r"beyond its n_features=3"):
+    with pytest.raises(ValueError, match=r"beyond the stream's n_features=3: give n_features "
+                                         r">= 5"):
         PegasosClassifier(lam=0.1, n_iter=50).fit(narrow)
 
 
@@ -382,6 +384,224 @@ def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
             main(["train", *argv, str(path), str(model)])
         assert exc.value.code == 2
         assert re.search(match, capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (2, 590)])
+def test_a_stream_with_a_cache_draws_from_it_uniformly_after_the_first_pass(tmp_path, k,
+                                                                            buffer_rows):
+    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import SVMLightStream
+
+    from .naive import pegasos, shuffle_buffer_draws
+
+    path, X, y = _stream_file(tmp_path)
+    cache = tmp_path / "s.cache"
+    T, lam = 1500, 0.02
+    reports = []
+    clf = PegasosClassifier(lam=lam, n_iter=T, batch_size=k, random_state=0,
+                            callback=reports.append)
+    clf.fit(SVMLightStream(str(path), buffer_rows=buffer_rows, block_bytes=500, cache=cache))
+    assert reports[-1].bytes_read == path.stat().st_size
+    drawn = shuffle_buffer_draws(list(range(len(y))), buffer_rows, k, T, clf.plan_.seeds[0],
+                                 STREAM_ROUND, cache=True)
+    w, b = pegasos(X[drawn], y[drawn].astype(float), lam, np.arange(len(drawn)), k,
+                   bias_mode="augment", avg_from=clf.plan_.avg_start(1))
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_[0], b, rtol=1e-12, atol=1e-12)
+    assert clf.n_rows_read_ == 600  # one pass, then the cache
+    Xc, yc = load_cache(cache)
+    _same(Xc, load_svmlight(path)[0])
+    np.testing.assert_array_equal(yc, y)
+    again = PegasosClassifier(lam=lam, n_iter=300, random_state=0).fit(
+        SVMLightStream(str(path), buffer_rows=buffer_rows, cache=cache))
+    assert again.n_rows_read_ == 0  # a fresh cache: no text parsed
+    drawn = shuffle_buffer_draws(list(range(len(y))), buffer_rows, 1, 300,
+                                 again.plan_.seeds[0], STREAM_ROUND, cached=True)
+    w, b = pegasos(X[drawn], y[drawn].astype(float), lam, np.arange(len(drawn)), 1,
+                   bias_mode="augment", avg_from=again.plan_.avg_start(1))
+    np.testing.assert_allclose(again.coef_[0], w, rtol=1e-12, atol=1e-12)
+
+
+def test_a_streams_cache_is_rewritten_when_stale_and_never_over_another_file(tmp_path):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path)
+    cache = tmp_path / "s.cache"
+    fit = PegasosClassifier(lam=0.01, n_iter=2000, random_state=0).fit
+    fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
+    with open(path, "a") as f:
+        f.write("1 1:0.5\n")
+    os.utime(path, ns=(os.stat(cache).st_mtime_ns + 10**9,) * 2)
+    assert fit(SVMLightStream(str(path), buffer_rows=100, cache=cache)).n_rows_read_ == 601
+    assert load_cache(cache)[0].shape[0] == 601
+    (tmp_path / "o.svm").write_bytes(b"1 1:1\n-1 2:1\n")
+    with pytest.raises(CacheError, match=r"is the cache of other files"):
+        fit(SVMLightStream(str(tmp_path / "o.svm"), buffer_rows=10, cache=cache))
+    text = tmp_path / "notes.txt"
+    text.write_text("my notes")
+    with pytest.raises(CacheError, match=r"not a pegasos cache file; a stream's cache is "
+                                         r"never written over another file"):
+        fit(SVMLightStream(str(path), buffer_rows=100, cache=text))
+    assert text.read_text() == "my notes"
+    with pytest.raises(ValueError, match=r"is the input .* never replaces its data"):
+        SVMLightStream(str(path), cache=path)
+    short = tmp_path / "short.cache"  # a fit that ends inside its first pass writes no cache
+    fds = len(os.listdir("/proc/self/fd"))
+    PegasosClassifier(lam=0.01, n_iter=10, random_state=0).fit(
+        SVMLightStream(str(path), buffer_rows=100, cache=short))
+    assert not short.exists()
+    assert len(os.listdir("/proc/self/fd")) == fds  # its parts and the data file closed
+    with pytest.raises(CacheError, match=r"was made with zero_based=False, this stream reads "
+                                         r"its files with zero_based=True"):
+        fit(SVMLightStream(str(path), buffer_rows=100, cache=cache, zero_based=True))
+    empty = tmp_path / "empty.svm"
+    empty.write_text("# no rows\n")
+    with pytest.raises(ValueError, match=r"no data: the stream has no rows to train on"):
+        fit(SVMLightStream(str(empty), cache=tmp_path / "e.cache"))
+    assert not (tmp_path / "e.cache").exists()
+    with pytest.raises(DataFormatError, match=r"typo\.svm: does not exist"):
+        fit(SVMLightStream([str(path), str(tmp_path / "typo.svm")]))
+    wide = tmp_path / "wide.svm"  # a wider row in the refill that completes the cache
+    wide.write_text(path.read_text() + "1 50:1\n")
+    with pytest.raises(ValueError, match=r"50 features wide, beyond the stream's n_features=5: "
+                                         r"give n_features >= 50"):
+        fit(SVMLightStream(str(wide), buffer_rows=100, block_bytes=500,
+                           cache=tmp_path / "w.cache"))
+
+
+def test_a_stream_of_a_cache_file_draws_from_it(tmp_path):
+    from pegasos.stream import SVMLightStream
+
+    path, X, y = _stream_file(tmp_path, n=3000)
+    cache = tmp_path / "s.cache"
+    convert(path, cache, dtype=np.float32)
+    clf = PegasosClassifier(lam=1e-3, n_iter=3000, random_state=0).fit(
+        SVMLightStream(str(cache), buffer_rows=500))
+    assert clf.n_rows_read_ == 0 and clf.n_iter_ == 3000
+    assert clf.score(*load_svmlight(path)) > 0.9
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_held_out_rows_are_never_trained_on_and_stop_the_fit(tmp_path, cached):
+    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import SVMLightStream
+
+    from .naive import pegasos, shuffle_buffer_draws
+
+    path, X, y = _stream_file(tmp_path, n=600)
+    source = path
+    if cached:
+        source = tmp_path / "s.cache"
+        convert(path, source)
+    h, T, lam, patience = 150, 20000, 1e-3, 3
+    clf = PegasosClassifier(lam=lam, n_iter=T, random_state=0).fit(SVMLightStream(
+        str(source), buffer_rows=100, holdout=h, n_iter_no_change=patience))
+    errors = clf.holdout_errors_
+    assert clf.n_iter_ < T and errors[-1, 0] == clf.n_iter_
+    assert len(errors) - 1 - np.argmin(errors[:, 1]) == patience  # no new lowest in 3
+    assert errors[-1, 1] == pytest.approx(1 - clf.score(X[:h], y[:h]))
+    assert np.all(np.diff(errors[:, 0]) * 1 >= np.maximum(h, errors[1:, 0] / 10))
+    # the draws: rows h.. only, the buffer's way, or uniformly from the cache's
+    drawn = shuffle_buffer_draws(list(range(h, 600)), 100, 1, clf.n_iter_, clf.plan_.seeds[0],
+                                 STREAM_ROUND, cached=cached)
+    w, b = pegasos(X[drawn], y[drawn].astype(float), lam, np.arange(len(drawn)), 1,
+                   bias_mode="augment", avg_from=clf.plan_.avg_start(1))
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=1e-12, atol=1e-12)
+    test = tmp_path / "t.svm"
+    test.write_text("".join(path.read_text().splitlines(keepends=True)[:h]))
+    by_file = PegasosClassifier(lam=lam, n_iter=T, random_state=0).fit(SVMLightStream(
+        str(source), buffer_rows=100, holdout=test, n_iter_no_change=patience))
+    assert by_file.n_iter_ < T
+    assert by_file.holdout_errors_[-1, 1] == pytest.approx(1 - by_file.score(X[:h], y[:h]))
+    to_budget = PegasosClassifier(lam=lam, n_iter=700, random_state=0).fit(SVMLightStream(
+        str(source), buffer_rows=100, holdout=test))  # measured at the end too
+    assert to_budget.holdout_errors_[-1, 0] == 700
+    assert to_budget.holdout_errors_[-1, 1] == pytest.approx(1 - to_budget.score(X[:h], y[:h]))
+    for every in (600, 601):
+        with pytest.raises(ValueError, match=rf"holdout={every} takes every row of the stream"):
+            PegasosClassifier(lam=lam, random_state=0).fit(SVMLightStream(
+                str(source), holdout=every, cache=None if cached else tmp_path / "c.cache"))
+    narrow = tmp_path / "narrow.svm"  # held-out rows narrower than the stream's: widened
+    narrow.write_text("1 1:1\n-1 2:1\n" + path.read_text())
+    clf = PegasosClassifier(lam=lam, n_iter=500, random_state=0).fit(
+        SVMLightStream(str(narrow), buffer_rows=100, block_bytes=300, holdout=2))
+    assert clf.holdout_errors_.shape[1] == 2 and clf.coef_.shape == (1, 5)
+    (tmp_path / "wide.svm").write_text("1 9:1\n")
+    with pytest.raises(ValueError, match=r"a held-out row is 9 features wide, beyond the "
+                                         r"stream's n_features=5"):
+        PegasosClassifier(lam=lam, n_iter=500).fit(SVMLightStream(
+            str(source), buffer_rows=100, holdout=tmp_path / "wide.svm"))
+
+
+def test_a_stream_fit_reports_rows_bytes_and_held_out_error(tmp_path, capsys):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path, n=2000)
+    reports = []
+    clf = PegasosClassifier(lam=1e-3, n_iter=3000, random_state=0, callback=reports.append,
+                            verbose=1)
+    clf.fit(SVMLightStream(str(path), buffer_rows=200, holdout=100))
+    assert [r.iterations for r in reports] == sorted(r.iterations for r in reports)
+    assert reports[-1].iterations == clf.n_iter_ and reports[-1].iterations_total == 3000
+    rows = [r.rows_read for r in reports]
+    assert rows == sorted(rows) and 300 < rows[-1] <= 2000
+    assert all(r.bytes_read > 0 for r in reports)
+    assert any(r.holdout_error is not None for r in reports)
+    out = capsys.readouterr().out
+    assert re.search(r"\[pegasos\] stream: \d+ iterations, \d+ rows read \([\d.]+ MB/s\), "
+                     r"held-out error 0\.\d{4}", out)
+
+
+@pytest.mark.parametrize("what", ["append", "remove"])
+def test_a_file_that_changes_or_vanishes_during_a_fit_stops_it(tmp_path, what):
+    from pegasos.stream import SVMLightStream
+
+    path, _, _ = _stream_file(tmp_path)
+
+    def meddle(report):
+        if what == "append":
+            with open(path, "a") as f:
+                f.write("1 1:1\n")
+        elif path.exists():
+            path.unlink()
+
+    match = r"changed while the fit was reading it" if what == "append" else \
+        r"vanished while the fit was reading it"
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}.*{match}"):
+        PegasosClassifier(lam=0.01, n_iter=5000, random_state=0, callback=meddle).fit(
+            SVMLightStream(str(path), buffer_rows=100, block_bytes=1000))
+
+
+def test_the_command_line_streams_with_a_cache_and_a_holdout_and_keeps_no_model_on_error(
+        tmp_path, capsys, monkeypatch):
+    path, _, _ = _stream_file(tmp_path, n=1000)
+    model, cache = tmp_path / "s.model", tmp_path / "s.cache"
+    assert main(["train", "--stream", "-l", "0.001", "--iter", "20000", "--buffer-rows", "300",
+                 "--cache", str(cache), "--holdout", "200", "--json", str(path),
+                 str(model)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["iterations"] < 20000 and 0 <= summary["holdout_error"] < 0.2
+    assert is_cache(cache) and summary["rows_read"] == 1000
+    assert main(["train", "--stream", "-l", "0.001", "--iter", "500", "--json", str(cache),
+                 str(model)]) == 0  # a stream of a cache
+    assert json.loads(capsys.readouterr().out)["rows_read"] == 0
+    assert main(["train", "--stream", "-l", "0.001", "--cache", str(tmp_path / "no" / "c"),
+                 str(path), str(model)]) == 1
+    assert re.search(r"cannot write the cache .*there is no folder", capsys.readouterr().err)
+    model.unlink()
+
+    import pegasos.cli as cli
+
+    class Meddling(cli.Progress):
+        def __call__(self, report):
+            path.unlink(missing_ok=True)
+            super().__call__(report)
+
+    monkeypatch.setattr(cli, "Progress", Meddling)
+    assert main(["train", "--stream", "-l", "0.001", "--iter", "20000", "--buffer-rows", "300",
+                 str(path), str(model)]) == 1
+    assert re.search(r"vanished while the fit was reading it", capsys.readouterr().err)
+    assert not model.exists()
 
 
 # --- the compiled parser against scikit-learn's loader ---------------------------------
@@ -473,3 +693,12 @@ def test_what_the_compiled_parser_cannot_read_goes_to_the_loader(tmp_path, text)
         assert str(streamed.value) == str(exc)
     else:
         _same(_stacked(read_blocks(str(path)))[0], loaded[0])
+
+
+def test_a_data_format_error_pickles_as_it_was_built():
+    import pickle
+
+    exc = pickle.loads(pickle.dumps(DataFormatError("part-2.svm", 5, "feature index 0")))
+    assert (type(exc), str(exc), exc.path, exc.line, exc.reason) == (
+        DataFormatError, "part-2.svm, line 5: feature index 0", "part-2.svm", 5,
+        "feature index 0")

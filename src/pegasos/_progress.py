@@ -69,6 +69,9 @@ class Progress:
         c = report.problem
         self.done[c] = report.iterations
         self.bar.update(sum(self.done.values()) - before)
+        if report.rows_read is not None:
+            self._stream_postfix(report)
+            return
         gap = report.gap
         if gap is None and report.kernel_evals is None:
             return
@@ -90,6 +93,18 @@ class Progress:
             postfix["test error"] = f"{100 * error:.2f}%"
         if report.n_problems == 1 and postfix:
             self.bar.set_postfix(postfix, refresh=False)
+
+    def _stream_postfix(self, report):
+        """A stream fit's rows read, bytes per second and last held-out error."""
+        if report.holdout_error is not None:
+            self.holdout_error = report.holdout_error
+        if report.problem != report.n_problems - 1:
+            return
+        postfix = {"rows read": f"{report.rows_read:,}",
+                   "MB/s": f"{report.bytes_read / max(report.seconds, 1e-9) / 1e6:.0f}"}
+        if getattr(self, "holdout_error", None) is not None:
+            postfix["held-out error"] = f"{100 * self.holdout_error:.2f}%"
+        self.bar.set_postfix(postfix, refresh=False)
 
     def close(self):
         self.bar.close()

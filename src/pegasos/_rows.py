@@ -238,6 +238,30 @@ def stack_rows(blocks, width=None):
                       for B in blocks], format="csr")
 
 
+def rows_of(X, y, index, width):
+    """Rows ``index`` (increasing) of a CSR matrix (a cache's, mapped) and their labels,
+    copied into memory: float64 values, ``width`` columns.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[1, 0], [0, 2], [3, 0]], np.float32))
+    >>> A, y = rows_of(X, np.array([1.0, -1.0, 1.0]), np.array([0, 2]), 3)
+    >>> A.toarray().tolist(), A.dtype, y.tolist()
+    ([[1.0, 0.0, 0.0], [3.0, 0.0, 0.0]], dtype('float64'), [1.0, 1.0])
+    """
+    part = X[index]
+    part = sp.csr_matrix((part.data.astype(np.float64, copy=False), part.indices, part.indptr),
+                         shape=part.shape)
+    return stack_rows([part], width), np.asarray(y[index], dtype=np.float64)
+
+
+def check_width(width, limit, where="a row of the stream"):
+    """Refuse rows ``width`` features wide beyond a stream's ``limit`` (its n_features)."""
+    if width > limit:
+        raise ValueError(f"{where} is {width} features wide, beyond the stream's "
+                         f"n_features={limit}: give n_features >= {width} (by default, the "
+                         "width of the first buffer's rows)")
+
+
 def column_products(X, columns, coef):
     """``X[:, columns] @ coef.T`` without allocating anything as wide as X.
 

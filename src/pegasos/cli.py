@@ -172,6 +172,13 @@ def _train_parser(sub):
     p.add_argument("--n-features", type=int, default=None, metavar="N",
                    help="--stream: the number of features (default: the largest index of the "
                         "first buffer's rows)")
+    p.add_argument("--cache", metavar="FILE", default=None,
+                   help="--stream: a cache file, used if it holds DATA, else written by the "
+                        "first pass; later draws are uniform over all its rows (as Vowpal "
+                        "Wabbit's --cache_file)")
+    p.add_argument("--holdout", metavar="ROWS|FILE", default=None,
+                   help="--stream: stop when the error on DATA's first ROWS rows (not trained "
+                        "on) or on FILE stops falling")
     p.add_argument("--keep-state", action="store_true",
                    help="linear models: also write the solver state (two numbers per training "
                    "row), so that the model continues training in Python exactly "
@@ -511,9 +518,12 @@ def _train(args, parser):
     outputs = [(model_path, "model")] if args.cv is None else []
     if args.plot:
         outputs.append((args.plot, "plot"))
+    if args.cache:
+        outputs.append((args.cache, "cache"))
     _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
     est = _estimator(args, parser)
-    if args.stream or args.buffer_rows is not None or args.n_features is not None:
+    if args.stream or any(value is not None for value in (
+            args.buffer_rows, args.n_features, args.cache, args.holdout)):
         return _train_stream(args, parser, est, model_path)
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
@@ -538,7 +548,7 @@ def _train(args, parser):
 def _train_stream(args, parser, est, model_path):
     """``train --stream``: :class:`~pegasos.stream.SVMLightStream` into linear Pegasos."""
     from .datasets import DataFormatError
-    from .stream import BUFFER_ROWS, SVMLightStream
+    from .stream import BUFFER_ROWS, CacheError, SVMLightStream
 
     why = {"--stream": not args.stream, "-s pegasos": args.solver != "pegasos",
            "-l LAMBDA (C fixes lambda from n, which a stream does not know before it is "
@@ -547,24 +557,40 @@ def _train_stream(args, parser, est, model_path):
            "no --epochs (give --iter)": args.epochs is not None, "no -e": args.tol is not None}
     for need, missing in why.items():
         if missing:
-            parser.error(f"--stream, --buffer-rows and --n-features need {need}")
+            parser.error(f"--stream, --buffer-rows, --n-features, --cache and --holdout "
+                         f"need {need}")
     for name, value in (("--buffer-rows", args.buffer_rows), ("--n-features", args.n_features)):
         if value is not None and value < 1:
             parser.error(f"{name} must be >= 1; got {value}")
-    from .stream import is_cache
-
-    if is_cache(args.data):
-        parser.error(f"{args.data} is a cache: train memory-maps it whole, without --stream")
+    holdout = args.holdout
+    if holdout is not None and holdout.isdigit():
+        holdout = int(holdout)
+        if holdout < 1:
+            parser.error(f"--holdout must be a number of rows >= 1 or a file; got {args.holdout}")
+    elif holdout is not None:
+        _check_paths([], [(holdout, "holdout file")])
     try:
         stream = SVMLightStream(args.data, zero_based=args.zero_based,
                                 n_features=args.n_features,
-                                buffer_rows=args.buffer_rows or BUFFER_ROWS)
+                                buffer_rows=args.buffer_rows or BUFFER_ROWS,
+                                cache=args.cache, holdout=holdout)
+    except ValueError as exc:  # (a pattern matching no file is a DataFormatError: below)
+        if isinstance(exc, DataFormatError):
+            raise _Failure(str(exc)) from exc
+        parser.error(str(exc))
+    try:
+        progress = Progress(None, args.quiet or args.json, None, None, None)
+        est.set_params(callback=progress)
         tic = time.perf_counter()
-        est.fit(stream)
+        try:
+            est.fit(stream)
+        finally:
+            progress.close()
+            est.set_params(callback=None)
         seconds = time.perf_counter() - tic
         X_test, y_test = (None, None) if args.test is None else _load(
             args.test, args.zero_based, n_features=est.n_features_in_)
-    except DataFormatError as exc:
+    except (DataFormatError, CacheError) as exc:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot read {args.data}: {_reason(exc)}") from exc
@@ -573,6 +599,9 @@ def _train_stream(args, parser, est, model_path):
                "rows_read": int(est.n_rows_read_), "n_features": int(est.n_features_in_),
                "classes": [_label(c) for c in est.classes_], "lam": est.lam_,
                "iterations": est.t_, "seconds": seconds}
+    if hasattr(est, "holdout_errors_"):
+        summary["holdout_error"] = float(est.holdout_errors_[-1, 1]) \
+            if len(est.holdout_errors_) else None
     if X_test is not None:
         summary["test_accuracy"] = _accuracy(est, X_test, y_test)
     if args.json:

@@ -29,25 +29,37 @@ partition's task in a round serves every problem (each with its own draws,
 keyed by its own seed), so a fit takes the rounds of one binary problem, not
 one set per class.
 
+LIBSVM shards: ``fit(SVMLightStream("shards/part-*.svm"))`` trains on files
+that the workers read themselves, one task per file, each shard (parsed by
+:func:`pegasos.stream.read_blocks`, checked as dask chunks are) one partition
+held in its worker's memory; the driver receives only each shard's rows, width
+and labels, widens every part to the common width on the workers, and runs
+either mode as on a dask array chunked one shard a chunk (the same model).
+The files must be readable at the same paths on every worker.
+
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
 import inspect
 import math
+import os
 import re
 from dataclasses import replace
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 
 from ._base import binary_targets, budget, check_finite_fit, check_finite_weights, check_two_classes
 from ._memory import check_memory
-from ._rows import as_rows
+from ._rows import as_rows, stack_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers import linear as _solver
 from ._solvers.linear import PegasosState
 from ._solvers.report import Report
-from .linear import PegasosClassifier
+from .datasets import DataFormatError
+from .linear import STREAM_ATTRIBUTES, PegasosClassifier
+from .stream import SVMLightStream
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -163,16 +175,20 @@ def _with_pegasos_parameters(cls):
 
 @_with_pegasos_parameters
 class DaskPegasosClassifier(PegasosClassifier):
-    """:class:`~pegasos.PegasosClassifier` that trains on dask arrays across a cluster.
+    """:class:`~pegasos.PegasosClassifier` across a Dask cluster: dask arrays or LIBSVM shards.
 
     With NumPy/SciPy input (and in :meth:`partial_fit`, which is what
     ``dask_ml.wrappers.Incremental`` calls block by block) it is exactly
     :class:`~pegasos.PegasosClassifier`.  With a dask array ``X`` (row
     chunks; all columns in one chunk) and a dask array ``y`` chunked like
     X's rows, :meth:`fit` runs on ``dask.distributed``; see the module
-    docstring for the two modes.  With dask input, ``sample_weight``,
-    ``class_weight``, ``intercept_mode="unregularized"``, ``init="random"``,
-    ``tol`` and ``warm_start`` are not supported and raise an error.
+    docstring for the two modes.  Given a
+    :class:`~pegasos.stream.SVMLightStream` instead (and no ``y``), each
+    worker reads its shards, one file a partition, and the driver never holds
+    the rows.  With either, ``sample_weight``, ``class_weight``,
+    ``intercept_mode="unregularized"``, ``init="random"``, ``tol``,
+    ``warm_start`` and ``probability=True`` are not supported and raise an
+    error.
 
     Parameters
     ----------
@@ -199,7 +215,8 @@ class DaskPegasosClassifier(PegasosClassifier):
     Attributes
     ----------
     As :class:`~pegasos.PegasosClassifier`, plus ``n_rounds_`` (rounds of
-    the last distributed fit) and ``n_partitions_``.
+    the last distributed fit) and ``n_partitions_``; after a fit on shards,
+    ``n_rows_read_`` (their rows, each read once).
 
     See Also
     --------
@@ -249,15 +266,24 @@ class DaskPegasosClassifier(PegasosClassifier):
     ])
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Fit on in-memory data (as PegasosClassifier) or on dask arrays (distributed).
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit on in-memory data (as PegasosClassifier), or on dask arrays or shards (distributed).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Training rows; a dask array in row chunks (all columns in one).
-        y : array-like or dask array of shape (n_samples,)
-            Labels, chunked like X's rows when a dask array.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features), \
+or SVMLightStream
+            Training rows; a dask array in row chunks (all columns in one).  A
+            :class:`~pegasos.stream.SVMLightStream` of LIBSVM shards
+            (``SVMLightStream("shards/part-*.svm")``) is read by the workers, one
+            task and one partition per file, wherever every worker can read the
+            files; its ``n_features`` and ``classes`` apply (by default the
+            widest shard's width and all the shards' labels), ``buffer_rows``
+            does not (a worker holds its shards whole), and ``cache`` and
+            ``holdout`` must be None.
+        y : array-like or dask array of shape (n_samples,), default=None
+            Labels, chunked like X's rows when a dask array; None with a stream
+            (its labels are in its files).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples' losses (in-memory data only).
 
@@ -266,8 +292,31 @@ class DaskPegasosClassifier(PegasosClassifier):
         self : object
             The fitted estimator.
         """
+        if isinstance(X, SVMLightStream):
+            return self._fit_shards(X, y, sample_weight)
         if not (_is_dask(X) or _is_dask(y)):
             return super().fit(X, y, sample_weight=sample_weight)
+        self._refuse_unsupported(sample_weight, "dask input")
+        X, y = _check_dask_input(X, y)
+        for name in STREAM_ATTRIBUTES:  # a fit on shards'
+            self.__dict__.pop(name, None)
+        with _client(self.scheduler, self.n_workers) as client:
+            return self._fit_distributed(client, self._dask_parts(client, X, y))
+
+    def _fit_shards(self, stream, y, sample_weight):
+        """:meth:`fit` on the shards of an :class:`~pegasos.stream.SVMLightStream`."""
+        self._refuse_unsupported(sample_weight, "an SVMLightStream on Dask")
+        _check_stream(stream, y)
+        with _client(self.scheduler, self.n_workers) as client:
+            parts = self._shard_parts(client, stream)
+            self._fit_distributed(client, parts)
+        for name in STREAM_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        self.n_rows_read_ = int(parts.sizes.sum())
+        return self
+
+    def _refuse_unsupported(self, sample_weight, source):
+        """The parameters' checks, and a ValueError for an option the distributed fit lacks."""
         self._more_validate_params(partial=False)
         unsupported = {
             "sample_weight": sample_weight is not None,
@@ -281,10 +330,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         }
         for name, used in unsupported.items():
             if used:
-                raise ValueError(f"{name} is not supported with dask input (use in-memory data).")
-        X, y = _check_dask_input(X, y)
-        with _client(self.scheduler, self.n_workers) as client:
-            return self._fit_distributed(client, X, y)
+                raise ValueError(f"{name} is not supported with {source} (use in-memory data).")
 
     def decision_function(self, X):
         """Decision values; a dask array, computed chunk by chunk, for a dask array X.
@@ -325,22 +371,43 @@ class DaskPegasosClassifier(PegasosClassifier):
         local = PegasosClassifier.predict.__get__(self)
         return _row_chunks(X).map_blocks(local, dtype=self.classes_.dtype, drop_axis=1)
 
-    def _fit_distributed(self, client, X, y):
+    def _dask_parts(self, client, X, y):
+        """The checked dask arrays' chunks on the workers, as :class:`_Parts`."""
         import dask.array as da
 
-        n, d = X.shape
-        sizes = np.asarray(X.chunks[0], dtype=np.int64)
-        self.n_partitions_ = len(sizes)
         classes = np.unique(da.unique(y).compute())
+        self._check_problem(X.shape[1], classes)
+        return _Parts(_to_workers(client, X), _to_workers(client, y),
+                      np.asarray(X.chunks[0], dtype=np.int64), X.shape[1], classes)
+
+    def _shard_parts(self, client, stream):
+        """The stream's files read on the workers, one task and one part each, widened to
+        their common width there, as :class:`_Parts`; the driver gathers their summaries."""
+        shards = [client.submit(_read_shard, os.path.abspath(path), stream.zero_based,
+                                stream.block_bytes, pure=False) for path in stream.paths]
+        summaries = client.gather([client.submit(_summary, shard) for shard in shards])
+        sizes, width, classes = _check_shards(stream, summaries)
+        self._check_problem(width, classes)
+        return _Parts([client.submit(_widened, shard, width) for shard in shards],
+                      [client.submit(_labels, shard) for shard in shards], sizes, width, classes)
+
+    def _check_problem(self, d, classes):
+        """Refuse one class, or a model whose weights the driver cannot hold."""
         check_two_classes(classes)
-        self.classes_ = classes
-        self.n_features_in_ = d
         n_problems = 1 if len(classes) == 2 else len(classes)
         # on the driver: each problem's state (weights and their average), the round's
         # weights and coef_
         check_memory(8 * 4 * n_problems * (d + 1),
                      f"{type(self).__name__}'s {n_problems} binary problems on {d} features "
                      "(4 values per feature each on the driver, 8 bytes a value)")
+
+    def _fit_distributed(self, client, parts):
+        """Both modes' rounds over the parts on the workers (:class:`_Parts`)."""
+        x_parts, y_parts, sizes, d, classes = parts
+        n = int(sizes.sum())
+        self.n_partitions_ = len(sizes)
+        self.classes_ = classes
+        self.n_features_in_ = d
         plan = self.fit_plan(n, len(classes))
         if self.mode == "average":  # local epochs of k = 1, whatever batch_size says
             plan = replace(plan, batch_size=1, n_average=0,
@@ -348,7 +415,6 @@ class DaskPegasosClassifier(PegasosClassifier):
         self.plan_ = plan
         self.lam_ = plan.lam
         bias_feature = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        x_parts, y_parts = _to_workers(client, X), _to_workers(client, y)
         # every binary problem in the same rounds: one round trip per round, not one per problem
         run = self._rounds if self.mode == "minibatch" else self._mixing
         W, rounds = run(client, x_parts, y_parts, sizes, d, bias_feature, plan, classes)
@@ -367,7 +433,7 @@ class DaskPegasosClassifier(PegasosClassifier):
         states = [PegasosState.start(1, d) for _ in seeds]
         for t in range(1, plan.n_iter + 1):
             counts = np.array([round_counts(seed, t, sizes, k) for seed in seeds])
-            W = np.array([state.iterate(0) for state in states])
+            W = _broadcast(client, np.array([state.iterate(0) for state in states]))
             futures = [
                 client.submit(_partition_sums, xp, yp, W, classes, bias_feature, seeds, t, p,
                               counts[:, p], pure=True)
@@ -387,8 +453,9 @@ class DaskPegasosClassifier(PegasosClassifier):
         epochs = max(1, math.ceil(plan.n_iter / n))  # k = 1: n iterations per epoch
         W = np.zeros((len(seeds), d + 1))
         for e in range(1, epochs + 1):
+            sent = _broadcast(client, W)
             futures = [
-                client.submit(_local_epochs, xp, yp, W, classes, 1 + (e - 1) * int(sizes[p]),
+                client.submit(_local_epochs, xp, yp, sent, classes, 1 + (e - 1) * int(sizes[p]),
                               plan.lam, bias_feature, plan.radius2, seeds, e, p, pure=True)
                 for p, (xp, yp) in enumerate(zip(x_parts, y_parts))
             ]
@@ -406,6 +473,16 @@ class DaskPegasosClassifier(PegasosClassifier):
             problem=problem, n_problems=n_problems, t=t, iterations=t, iterations_total=total,
             seconds=None, coef=w[:d].copy(), intercept=float(w[d] * bias_feature),
             client=client))
+
+
+#: Weights of more bytes than this go to each worker once a round (scattered), not
+#: inside every part's task.
+BROADCAST_BYTES = 1 << 16
+
+
+def _broadcast(client, W):
+    """W for a round's tasks: scattered to every worker when large, else as it is."""
+    return client.scatter(W, broadcast=True) if W.nbytes > BROADCAST_BYTES else W
 
 
 def _check_dask_input(X, y):
@@ -482,6 +559,111 @@ def _checked_labels(block):
     if block.size:
         check_classification_targets(block)
     return block
+
+
+class _Parts(NamedTuple):
+    """A distributed fit's data: futures of the row parts and their labels on the workers,
+    the parts' rows, the common width and the classes."""
+
+    x: list
+    y: list
+    sizes: np.ndarray
+    n_features: int
+    classes: np.ndarray
+
+
+# --- LIBSVM shards read on the workers --------------------------------------------
+
+
+class _Summary(NamedTuple):
+    """What the driver learns of a shard: its rows, its width, its labels."""
+
+    rows: int
+    width: int
+    labels: np.ndarray
+
+
+def _read_shard(path, zero_based, block_bytes):
+    """``(X, y)`` of a whole shard, checked as a dask chunk is (a malformed file is the
+    :class:`~pegasos.datasets.DataFormatError` that reaches the driver).  A cache file
+    (``pegasos convert``) is mapped, not parsed."""
+    import scipy.sparse as sp
+
+    from .stream import is_cache, load_cache, read_blocks
+
+    if is_cache(path):
+        X, y = load_cache(path)
+        return _checked_block(X), y
+    blocks = list(read_blocks(path, block_bytes=block_bytes, zero_based=zero_based))
+    if not blocks:
+        return sp.csr_matrix((0, 0)), np.zeros(0)
+    return (_checked_block(stack_rows([X for X, _ in blocks])),
+            np.concatenate([y for _, y in blocks]))
+
+
+def _summary(shard):
+    X, y = shard
+    return _Summary(X.shape[0], X.shape[1], np.unique(y))
+
+
+def _widened(shard, width):
+    """The shard's rows, ``width`` columns wide (the same arrays)."""
+    import scipy.sparse as sp
+
+    X = shard[0]
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width), copy=False)
+
+
+def _labels(shard):
+    return shard[1]
+
+
+def _check_stream(stream, y):
+    """Refuse a ``y`` beside the stream, and the single-machine stream's options."""
+    if y is not None:
+        raise ValueError("y must be None with an SVMLightStream: its labels are in its files.")
+    for option in ("cache", "holdout"):
+        if getattr(stream, option, None) is not None:
+            raise ValueError(
+                f"SVMLightStream's {option} is an option of the single-machine stream fit "
+                f"(PegasosClassifier); DaskPegasosClassifier's workers read the shards whole: "
+                f"leave {option}=None.")
+
+
+def _check_shards(stream, summaries):
+    """(rows per shard, the common width, the classes) of the shards' summaries, or the
+    error of the first shard that cannot be used, naming its file."""
+    sizes = np.array([s.rows for s in summaries], dtype=np.int64)
+    if not sizes.sum():
+        raise DataFormatError(stream.paths[0], None, "no data: the shards have no examples")
+    widest = max(s.width for s in summaries)
+    width = widest if stream.n_features is None else stream.n_features
+    for path, summary in zip(stream.paths, summaries):
+        if summary.width > width:
+            raise ValueError(
+                f"{path} has rows {summary.width} features wide, beyond the stream's "
+                f"n_features={width}; give n_features >= {widest}, or None (the widest "
+                "shard's).")
+    return sizes, width, _shard_classes(stream, summaries)
+
+
+def _shard_classes(stream, summaries):
+    """The stream's classes (by default the shards' labels), each shard's labels checked."""
+    for path, summary in zip(stream.paths, summaries):
+        try:
+            _checked_labels(summary.labels)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from exc
+    if stream.classes is None:
+        return np.unique(np.concatenate([s.labels for s in summaries]))
+    for path, summary in zip(stream.paths, summaries):
+        unknown = np.setdiff1d(summary.labels, stream.classes)
+        if unknown.size:
+            raise ValueError(
+                f"{path} has the label {unknown[0].item()!r}, which is not among the stream's "
+                f"classes {stream.classes[:10].tolist()}; give classes=None (the shards' "
+                "labels) or classes that include it.")
+    return stream.classes
 
 
 #: Seconds to connect to a scheduler and complete Dask's handshake.

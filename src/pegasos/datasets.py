@@ -58,6 +58,9 @@ class DataFormatError(ValueError):
         where = f"{self.path}, line {line}" if line is not None else self.path
         super().__init__(f"{where}: {reason}")
 
+    def __reduce__(self):  # pickled as built (a Dask worker's error reaches the driver)
+        return type(self), (self.path, self.line, self.reason)
+
 
 def _open_text(path):
     path = os.fspath(path)

@@ -1,6 +1,7 @@
 """Linear Pegasos: :class:`PegasosClassifier`."""
 
 import math
+import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +26,7 @@ from ._base import (
 )
 from ._memory import check_memory
 from ._probability import ProbabilityMixin
-from ._rows import as_rows, check_sparse_structure, stack_rows
+from ._rows import as_rows, check_sparse_structure, check_width, stack_rows
 from ._sklearn_private import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._solvers.linear import (
     HISTORY_KEYS,
@@ -34,6 +35,7 @@ from ._solvers.linear import (
     PegasosState,
     Problem,
     SquaredNorms,
+    StreamMonitor,
     certificate,
     check_first_step,
     fit_binary,
@@ -42,10 +44,14 @@ from ._solvers.linear import (
     set_fitted,
     warn_unconverged,
 )
+from .datasets import load_svmlight
 from .objective import finite_gap
 from .stream import SVMLightStream
 
 __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_binary"]
+
+#: What only a fit on a stream sets (a later fit on arrays drops them).
+STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
 
 
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
@@ -341,7 +347,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self._more_validate_params(partial=False)
         if isinstance(X, SVMLightStream):
             return self._fit_stream(X, y, sample_weight)
-        self.__dict__.pop("n_rows_read_", None)  # a stream fit's
+        for name in STREAM_ATTRIBUTES:  # a stream fit's
+            self.__dict__.pop(name, None)
         # A continued fit checks X against the fitted width (and feature names)
         # instead of resetting them: its state has one weight per feature.
         continuing = self.warm_start and hasattr(self, "state_")
@@ -376,23 +383,46 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
                 raise ValueError(f"A stream fit takes no {name}; a stream holds its labels and "
                                  "draws uniformly from its shuffle buffer.")
         source = stream.rows()
-        first = source.take(stream.buffer_rows)
-        if first is None:
-            raise ValueError(f"{stream.paths[0]}: no data: the stream has no examples")
-        X, y = first
-        width = X.shape[1] if stream.n_features is None else stream.n_features
-        if X.shape[1] > width:
-            raise ValueError(f"a row of the stream is {X.shape[1]} features wide, beyond its "
-                             f"n_features={width}")
-        X = stack_rows([X], width)
+        try:
+            return self._fit_rows(stream, source)
+        finally:
+            source.close()
+
+    def _fit_rows(self, stream, source):
+        """:meth:`_fit_stream` from its :class:`~pegasos.stream.RowSource`."""
+        for name in STREAM_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        holdout = stream.holdout
+        if isinstance(holdout, int):
+            holdout = source.hold_out(holdout)
+        if source.cached is not None:  # (the labels of its first buffer_rows rows: as a text's)
+            X_all, y_all = source.cached
+            first = y_all[source.cache_from:source.cache_from + stream.buffer_rows]
+            buffer, width, y = None, X_all.shape[1], np.asarray(first, dtype=np.float64)
+        else:
+            buffer = source.take(stream.buffer_rows)
+            if buffer is None:
+                raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
+            width, y = buffer[0].shape[1], buffer[1]
+        if stream.n_features is not None:
+            check_width(width, stream.n_features)
+            width = stream.n_features
         classes = np.unique(y) if stream.classes is None else stream.classes
-        if (source.passes or source.exhausted()) and np.array_equal(classes, np.unique(y)):
-            self.fit(X, y)  # all of it fits in the buffer: the in-memory fit, exactly
-            self.n_rows_read_ = source.rows_read
-            return self
+        if buffer is not None:
+            buffer = (stack_rows([buffer[0]], width), buffer[1])
+        if holdout is None and np.array_equal(classes, np.unique(y)):
+            if buffer is not None and (source.passes or source.exhausted()):
+                self.fit(*buffer)  # all of it fits in the buffer: the in-memory fit, exactly
+                self.n_rows_read_ = source.rows_read
+                return self
+        if isinstance(holdout, (str, os.PathLike)):
+            holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+        if holdout is not None:
+            check_width(holdout[0].shape[1], width, "a held-out row")
+            holdout = (stack_rows([holdout[0]], width), holdout[1])
         check_two_classes(classes)
         plan = make_plan(
-            lam=self.lam, C=None, n=X.shape[0], n_iter=self.n_iter, n_epochs=None,
+            lam=self.lam, C=None, n=y.shape[0], n_iter=self.n_iter, n_epochs=None,
             batch_size=self.batch_size, average=self.average, radius2=None,
             projection=self.projection, random_state=self.random_state,
             n_problems=len(positive_classes(classes)))
@@ -416,12 +446,19 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self.classes_, self.lam_, self.plan_ = classes, plan.lam, plan
         state = PegasosState.start(n_problems, width)
         layout = self._intercept_layout()
-        done = fit_stream(source, X, y, problems, plan, state, layout)
+        monitor = StreamMonitor(
+            source=source, classes=classes, width=width, total=plan.n_iter, k=plan.batch_size,
+            layout=layout, holdout=holdout, patience=stream.n_iter_no_change,
+            verbose=self.verbose, callback=self.callback)
+        done = fit_stream(source, buffer, problems, plan, state, layout, monitor)
+        monitor.finish(state, done)
         coef, intercept = state.coef_intercept(layout)
         set_fitted(self, classes=classes, coef=coef, intercept=intercept, lam=plan.lam,
                    t=int(state.t.max() - 1), n_iter=done, state=state,
                    history=[new_history() for _ in range(n_problems)])
         self.n_rows_read_ = source.rows_read
+        if holdout is not None:
+            self.holdout_errors_ = np.array(monitor.errors, dtype=np.float64).reshape(-1, 2)
         check_finite_fit(self)
         return self
 

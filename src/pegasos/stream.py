@@ -31,13 +31,14 @@ import lzma
 import os
 import shutil
 import tempfile
+import time
 import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
-from ._rows import check_sparse_structure, stack_rows
+from ._rows import check_sparse_structure, rows_of, stack_rows
 from .datasets import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
@@ -215,21 +216,34 @@ def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
     >>> [(X.shape, y.tolist()) for X, y in read_blocks(path, block_bytes=12)]
     [((1, 3), [1.0]), ((1, 2), [-1.0]), ((1, 7), [1.0])]
     """
-    if not (isinstance(block_bytes, int) and block_bytes >= 1):
-        raise ValueError(f"block_bytes must be a positive integer; got {block_bytes!r}")
+    _check_block_bytes(block_bytes)
     for path in sources_of(paths):
-        line = 1
-        with _open_binary(path) as f:
-            try:
-                for chunk in _chunks(f, block_bytes):
-                    X, y = _parse(path, chunk, line, zero_based)
-                    line += chunk.count(b"\n")
-                    if X.shape[0]:
-                        yield X, y
-            except (EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
-                if isinstance(exc, OSError) and exc.errno is not None:
-                    raise
-                raise DataFormatError(path, None, f"cannot be read: {quote(exc)}") from exc
+        for X, y, _ in _file_blocks(path, block_bytes, zero_based):
+            yield X, y
+
+
+def _check_block_bytes(block_bytes):
+    if not (isinstance(block_bytes, (int, np.integer)) and block_bytes >= 1):
+        raise ValueError(f"block_bytes must be a positive integer; got {block_bytes!r}")
+
+
+def _file_blocks(path, block_bytes, zero_based):
+    """``(X, y, nbytes)`` of one file's blocks with rows: ``nbytes`` the uncompressed
+    bytes read for them (and for any rowless block before them)."""
+    line, nbytes = 1, 0
+    with _open_binary(path) as f:
+        try:
+            for chunk in _chunks(f, block_bytes):
+                X, y = _parse(path, chunk, line, zero_based)
+                line += chunk.count(b"\n")
+                nbytes += len(chunk)
+                if X.shape[0]:
+                    yield X, y, nbytes
+                    nbytes = 0
+        except (EOFError, OSError, lzma.LZMAError, zlib.error) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
+            raise DataFormatError(path, None, f"cannot be read: {quote(exc)}") from exc
 
 
 # --- the cache ------------------------------------------------------------------------
@@ -291,36 +305,73 @@ def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLO
         raise ValueError(f"dtype must be float64 or float32; got {dtype}")
     cache = os.fspath(cache)
     sources = sources_of(paths)
+    _refuse_an_input(cache, sources)
+    records = [_source_record(p) for p in sources]  # before reading: a change shows as stale
+    writer = _CacheWriter(cache, zero_based, dtype)
+    try:
+        for X, y in read_blocks(sources, block_bytes=block_bytes, zero_based=zero_based):
+            writer.add(X, y)
+        if writer.n_rows == 0:
+            raise DataFormatError(sources[0], None, "no data: the files have no examples")
+        return writer.finish(records)
+    finally:
+        writer.close()
+
+
+def _refuse_an_input(cache, sources):
     for source in sources:
         if os.path.exists(cache) and same_file(source, cache):
             raise ValueError(f"the cache {cache} is the input {source}; a cache never replaces "
                              "its data")
-    records = [_source_record(p) for p in sources]  # before reading: a change shows as stale
-    folder = os.path.dirname(os.path.abspath(cache))
-    parts = {name: tempfile.TemporaryFile(dir=folder) for name in _SECTIONS}
-    try:
-        n_rows = nnz = width = 0
-        parts["indptr"].write(np.zeros(1, np.int64).tobytes())
-        for X, y in read_blocks(sources, block_bytes=block_bytes, zero_based=zero_based):
-            parts["y"].write(y.astype(np.float64).tobytes())
-            parts["indptr"].write((X.indptr[1:] + nnz).astype(np.int64).tobytes())
-            parts["indices"].write(X.indices.astype(np.int64).tobytes())
-            parts["data"].write(X.data.astype(dtype).tobytes())
-            n_rows, nnz, width = n_rows + X.shape[0], nnz + X.nnz, max(width, X.shape[1])
-        if n_rows == 0:
-            raise DataFormatError(sources[0], None, "no data: the files have no examples")
+
+
+class _StaleCache(CacheError):
+    """A cache older than one of its sources (which a stream writes again)."""
+
+
+class _CacheWriter:
+    """A cache written as blocks of rows arrive: each section into a temporary file beside
+    the cache, then :meth:`finish` writes the cache atomically (:meth:`close` in any case)."""
+
+    def __init__(self, cache, zero_based, dtype):
+        self.cache, self.zero_based, self.dtype = cache, bool(zero_based), np.dtype(dtype)
+        folder = os.path.dirname(os.path.abspath(cache))
+        self.parts = {}
+        try:
+            for name in _SECTIONS:
+                self.parts[name] = tempfile.TemporaryFile(dir=folder)
+        except OSError as exc:
+            self.close()
+            raise CacheError(f"{cache}: cannot be written there ({exc.strerror or exc})") from exc
+        self.parts["indptr"].write(np.zeros(1, np.int64).tobytes())
+        self.n_rows = self.nnz = self.width = 0
+
+    def add(self, X, y):
+        parts = self.parts
+        parts["y"].write(y.astype(np.float64).tobytes())
+        parts["indptr"].write((X.indptr[1:] + self.nnz).astype(np.int64).tobytes())
+        parts["indices"].write(X.indices.astype(np.int64).tobytes())
+        parts["data"].write(X.data.astype(self.dtype).tobytes())
+        self.n_rows, self.nnz = self.n_rows + X.shape[0], self.nnz + X.nnz
+        self.width = max(self.width, X.shape[1])
+
+    def finish(self, records):
+        """Write the cache (``records``: each source's path, size and modification time,
+        taken before it was read); its header."""
+        n_rows, nnz, width, dtype = self.n_rows, self.nnz, self.width, self.dtype
         index = np.int32 if max(nnz, width) <= np.iinfo(np.int32).max else np.int64
         header = {"format": FORMAT, "version": VERSION, "n_rows": n_rows, "n_features": width,
                   "nnz": nnz, "value_dtype": dtype.str, "index_dtype": np.dtype(index).str,
-                  "zero_based": bool(zero_based), "sources": records}
+                  "zero_based": self.zero_based, "sources": records}
         itemsize = np.dtype(index).itemsize
         sizes = {"y": 8 * n_rows, "indptr": itemsize * (n_rows + 1),
                  "indices": itemsize * nnz, "data": dtype.itemsize * nnz}
         _layout(header, sizes)
-        write_atomic(cache, lambda f: _write_cache(f, header, parts, index))
+        write_atomic(self.cache, lambda f: _write_cache(f, header, self.parts, index))
         return header
-    finally:
-        for part in parts.values():
+
+    def close(self):
+        for part in self.parts.values():
             part.close()
 
 
@@ -418,8 +469,8 @@ def _check_sources(path, header):
         except OSError:
             continue  # moved or removed: the cache holds the data on its own
         if (now["size"], now["mtime_ns"]) != (record.get("size"), record.get("mtime_ns")):
-            _refuse(path, f"is stale: its source {quote(record['path'])} changed after it was "
-                          "made (run pegasos convert again)")
+            raise _StaleCache(f"{path}: is stale: its source {quote(record['path'])} changed "
+                              "after it was made (run pegasos convert again)")
 
 
 def load_cache(path, *, n_features=None):
@@ -513,23 +564,56 @@ class SVMLightStream:
     where scikit-learn takes an array, ``fit`` takes the stream where it takes
     ``X`` (and no ``y``: the labels are in the files).
 
+    With ``cache``, the first pass also writes the rows it parses to a cache
+    file (as Vowpal Wabbit's ``--cache_file``); once the pass is complete, the
+    rounds draw uniformly from all the rows of the memory-mapped cache, and no
+    text is parsed again.  A stream of a cache file (``pegasos convert``)
+    draws uniformly from the start.
+
+    With ``holdout``, the fit stops early: the held-out rows' error of the
+    current model is measured whenever the examples drawn since the last
+    measurement are at least as many as the held-out rows and a tenth of all
+    those drawn so far, and the fit stops after ``n_iter_no_change``
+    measurements without a new lowest error (or at its budget, measured once
+    more), keeping its last model.
+
+    The files are watched (their size and modification time, at every block):
+    one that changes or disappears while a fit reads it ends the fit with a
+    :class:`~pegasos.datasets.DataFormatError`.
+
     Parameters
     ----------
     paths : str, path-like, or list of them
-        One file, a glob pattern of shards, or a list (see :func:`read_blocks`).
+        One file, a glob pattern of shards, or a list (see :func:`read_blocks`);
+        or one cache file.
     n_features : int, default=None
         The number of features; by default the largest index of the first
-        buffer's rows (a later row beyond it is an error that says to give it).
+        buffer's rows, or a cache's (a later row beyond it is an error that
+        says to give it).
     classes : array-like, default=None
-        The labels; by default those of the first buffer's rows (a later row of
-        another label is an error that says to give them).
+        The labels; by default those of the first buffer's rows (of a cache:
+        of its first ``buffer_rows`` rows); a later row of another label is an
+        error that says to give them.
     zero_based : bool, default=False
         Whether feature indices start at 0.
     block_bytes : int, default=16 MiB
         The bytes parsed at a time.
     buffer_rows : int, default=65536
         The shuffle buffer's rows: memory holds them (about 12 bytes a stored
-        value) and one block.
+        value) and one block.  A round draws an eighth of them.
+    cache : str or path-like, default=None
+        A cache file for the stream: used if it holds these files (and is not
+        older than them), else written by the first pass (atomically, once the
+        pass is complete, and then read through once to check its structure;
+        a fit that ends sooner writes none).  A file there that is not a
+        cache, or a cache of other files, is refused.
+    holdout : int or str or path-like, default=None
+        The held-out rows of the stopping rule: the stream's first ``holdout``
+        rows (never trained on, in any pass), or a LIBSVM file (the test
+        file, say) read whole.
+    n_iter_no_change : int, default=5
+        Measurements of the held-out error without a new lowest one before
+        the fit stops.
 
     Examples
     --------
@@ -545,22 +629,41 @@ class SVMLightStream:
     >>> clf = PegasosClassifier(lam=0.01, n_iter=400, random_state=0).fit(stream)
     >>> clf.n_rows_read_ < 2000, clf.classes_.tolist()
     (True, [-1.0, 1.0])
+    >>> stopped = PegasosClassifier(lam=0.001, random_state=0).fit(
+    ...     SVMLightStream(path, buffer_rows=500, holdout=200))
+    >>> stopped.n_iter_ < 10_000, stopped.holdout_errors_.shape[1]  # 10/lam is the budget
+    (True, 2)
     """
 
     def __init__(self, paths, *, n_features=None, classes=None, zero_based=False,
-                 block_bytes=BLOCK_BYTES, buffer_rows=BUFFER_ROWS):
+                 block_bytes=BLOCK_BYTES, buffer_rows=BUFFER_ROWS, cache=None, holdout=None,
+                 n_iter_no_change=5):
         self.paths = sources_of(paths)
         if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                            and 1 <= n_features <= MAX_FEATURE_INDEX + 1):
             raise ValueError(f"n_features must be an integer in [1, {MAX_FEATURE_INDEX + 1}]; "
                              f"got {n_features!r}")
-        if not (isinstance(buffer_rows, (int, np.integer)) and buffer_rows >= 1):
-            raise ValueError(f"buffer_rows must be a positive integer; got {buffer_rows!r}")
+        for name, value in (("buffer_rows", buffer_rows), ("n_iter_no_change", n_iter_no_change)):
+            if not (isinstance(value, (int, np.integer)) and value >= 1):
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        _check_block_bytes(block_bytes)
+        if not (holdout is None or isinstance(holdout, (str, os.PathLike))
+                or (isinstance(holdout, (int, np.integer)) and holdout >= 1)):
+            raise ValueError("holdout must be a positive number of rows or a file's path; got "
+                             f"{holdout!r}")
         self.n_features = None if n_features is None else int(n_features)
         self.classes = None if classes is None else np.unique(np.asarray(classes))
         self.zero_based = zero_based
-        self.block_bytes = block_bytes
+        self.block_bytes = int(block_bytes)
         self.buffer_rows = int(buffer_rows)
+        self.cache = None if cache is None else os.fspath(cache)
+        self.holdout = holdout if isinstance(holdout, (str, os.PathLike)) or holdout is None \
+            else int(holdout)
+        self.n_iter_no_change = int(n_iter_no_change)
+        if self.cache is not None:
+            if len(self.paths) == 1 and is_cache(self.paths[0]):
+                raise ValueError(f"{self.paths[0]} is a cache already: give no cache")
+            _refuse_an_input(self.cache, self.paths)
 
     def rows(self):
         """A :class:`RowSource` over the files, from their start."""
@@ -569,14 +672,70 @@ class SVMLightStream:
 
 class RowSource:
     """The rows of a :class:`SVMLightStream`, taken a given number at a time, pass after
-    pass; it counts the rows read."""
+    pass, the files watched for changes; it counts the rows and bytes read.
+
+    ``cached`` is ``(X, y)`` of the stream's cache once there is a complete one (from
+    the start for a cache file, or a fresh ``cache``; else once the first pass wrote
+    it).  ``skip`` rows at the start of every pass after the first are passed over
+    (the held-out rows, taken in the first).
+    """
 
     def __init__(self, stream):
         self.stream = stream
-        self.rows_read = 0
+        self.started = time.perf_counter()
+        self.rows_read = self.bytes_read = 0
         self.passes = 0  # passes completed
+        self.skip = self.cache_from = 0
+        self.cached = None
         self._blocks = None
         self._pending = None  # (X, y) of a block not all taken
+        self._seen = {}  # path: (size, mtime_ns) when the fit first opened it
+        self._writer = None
+        paths, cache = stream.paths, stream.cache
+        if len(paths) == 1 and is_cache(paths[0]):
+            self.cached = load_cache(paths[0])
+            return
+        for path in paths:  # each file as the fit found it: later changes are errors
+            try:
+                info = os.stat(path)
+            except FileNotFoundError:
+                raise DataFormatError(path, None, "does not exist") from None
+            self._seen[path] = (info.st_size, info.st_mtime_ns)
+        if cache is not None:
+            self.cached = _fresh_cache(cache, paths, stream.zero_based)
+            if self.cached is None:
+                self._writer = _CacheWriter(cache, stream.zero_based, np.float64)
+
+    def hold_out(self, m):
+        """The first ``m`` rows, ``(X, y)``, set apart: never taken again, nor drawn from
+        the cache; an error if they are all the rows there are."""
+        if self.cached is None:
+            self.skip = m  # (first: a cache that this pass completes starts past them)
+            held = self.take(m)
+            every = self.passes > 0 or self.exhausted()
+        else:
+            X, y = self.cached
+            self.cache_from = min(m, X.shape[0])
+            held = rows_of(X, y, np.arange(self.cache_from), X.shape[1])
+            every = self.cache_from == X.shape[0]
+        if every:
+            raise ValueError(f"{self.stream.paths[0]}: holdout={m} takes every row of the "
+                             "stream: give fewer held-out rows")
+        return held
+
+    def cached_rows(self):
+        """The cache's rows past the held-out ones."""
+        return self.cached[0].shape[0] - self.cache_from
+
+    def close(self):
+        """Close the file being read, and drop an unfinished cache's parts (a fit that
+        ended before its first pass did)."""
+        if self._blocks is not None:
+            self._blocks.close()
+            self._blocks = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def exhausted(self):
         """Whether the pass ends here: True once every row has been taken (it reads the
@@ -584,9 +743,8 @@ class RowSource:
         if self._pending is None:
             if self._blocks is None:
                 return False  # a pass not started yet (or just ended: counted)
-            self._pending = next(self._blocks, None)
+            self._pending = self._next_block()
             if self._pending is None:
-                self._blocks, self.passes = None, self.passes + 1
                 return True
         return False
 
@@ -594,22 +752,94 @@ class RowSource:
         """Up to ``m`` rows as ``(X, y)``: fewer (even none) at the end of a pass, after
         which :meth:`take` starts the next."""
         if self._blocks is None:
-            self._blocks = read_blocks(self.stream.paths, block_bytes=self.stream.block_bytes,
-                                       zero_based=self.stream.zero_based)
-        parts, got = [], 0
-        while got < m:
-            if self._pending is None:
-                block = next(self._blocks, None)
-                if block is None:  # the end of a pass
-                    self._blocks, self.passes = None, self.passes + 1
-                    break
-                self._pending = block
-            X, y = self._pending
-            part = min(m - got, X.shape[0])
-            parts.append((X[:part], y[:part]))
-            self._pending = None if part == X.shape[0] else (X[part:], y[part:])
-            got += part
-        self.rows_read += got
+            self._blocks = self._read_pass()
+            to_skip = self.skip if self.passes else 0
+            while to_skip and self._take_part(to_skip) is not None:  # the held-out rows
+                to_skip -= self._last
+        parts = []
+        while sum(X.shape[0] for X, _ in parts) < m:
+            part = self._take_part(m - sum(X.shape[0] for X, _ in parts))
+            if part is None:
+                break
+            parts.append(part)
         if not parts:
             return None
         return stack_rows([X for X, _ in parts]), np.concatenate([y for _, y in parts])
+
+    def _take_part(self, m):
+        """At most ``m`` rows of the current block (reading the next when it is used up),
+        or None at the end of the pass."""
+        if self._pending is None:
+            self._pending = self._next_block()
+            if self._pending is None:
+                return None
+        X, y = self._pending
+        part = self._last = min(m, X.shape[0])
+        self._pending = None if part == X.shape[0] else (X[part:], y[part:])
+        self.rows_read += part
+        return X[:part], y[:part]
+
+    def _next_block(self):
+        """The pass's next block, or None when it ends (the next take starts another)."""
+        block = next(self._blocks, None)
+        if block is None:
+            self._blocks, self.passes = None, self.passes + 1
+            if self._writer is not None and self._writer.n_rows:  # the first pass is
+                self._writer.finish([self._record(p) for p in self.stream.paths])  # complete
+                self.close()
+                self.cached, self.cache_from = load_cache(self.stream.cache), self.skip
+            return None
+        X, y, nbytes = block
+        self.bytes_read += nbytes
+        if self._writer is not None:
+            self._writer.add(X, y)
+        return X, y
+
+    def _read_pass(self):
+        stream = self.stream
+        for path in stream.paths:
+            self._check_unchanged(path)
+            for block in _file_blocks(path, stream.block_bytes, stream.zero_based):
+                self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
+                yield block
+            self._check_unchanged(path)
+
+    def _record(self, path):
+        size, mtime_ns = self._seen[path]
+        return {"path": os.path.abspath(path), "size": size, "mtime_ns": mtime_ns}
+
+    def _check_unchanged(self, path):
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise DataFormatError(path, None, "vanished while the fit was reading it") from None
+        if self._seen[path] != (info.st_size, info.st_mtime_ns):
+            raise DataFormatError(path, None, "changed while the fit was reading it (its size "
+                                  "or modification time is not what it was when the fit "
+                                  "began); the fit stops rather than mix two versions")
+
+
+def _fresh_cache(cache, paths, zero_based):
+    """``load_cache(cache)`` if it is a cache of ``paths`` not older than they are; None if
+    there is none (or a stale one, to be written again); an error for any other file."""
+    if not os.path.exists(cache):
+        return None
+    if not is_cache(cache):
+        raise CacheError(f"{cache}: is not a pegasos cache file; a stream's cache is never "
+                         "written over another file")
+    with open(cache, "rb") as f:
+        header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
+    sources = header.get("sources")
+    made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
+        if isinstance(sources, list) else None
+    if made_of != [os.path.abspath(p) for p in paths]:
+        raise CacheError(f"{cache}: is the cache of other files ({quote(made_of)}); give "
+                         "another cache path, or delete it")
+    if header.get("zero_based") != bool(zero_based):
+        raise CacheError(f"{cache}: was made with zero_based={header.get('zero_based')!r}, "
+                         f"this stream reads its files with zero_based={bool(zero_based)}; "
+                         "give another cache path, or delete it")
+    try:
+        return load_cache(cache)
+    except _StaleCache:
+        return None  # written again by the first pass

@@ -31,6 +31,8 @@ from .._rows import (
     check_draws,
     check_linear_state,
     check_per_row,
+    check_width,
+    rows_of,
     stack_rows,
 )
 from .._sampling import IndexStream
@@ -501,48 +503,136 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
 STREAM_ROUND = 1 / 8
 
 
-def fit_stream(source, X, y, problems, plan, state, layout):
+def fit_stream(source, buffer, problems, plan, state, layout, monitor):
     """Pegasos on every problem from a stream: ``plan.n_iter`` iterations drawn from a
-    shuffle buffer, refilled from ``source`` as rows are drawn.
+    shuffle buffer refilled from ``source`` as rows are drawn, or from its cache.
 
-    ``(X, y)`` is the buffer's first fill (CSR rows, labels); ``source`` a
-    :class:`~pegasos.stream.RowSource` that gives the next rows; ``problems(y)``
-    the targets (one row per problem) and loss weights of rows.  Each round
-    draws ``STREAM_ROUND`` of the buffer (uniformly, with replacement, one
-    seed for all problems: they share the rows) and runs every problem's compiled
-    steps on them, then puts new rows in the slots drawn.  Returns the iterations
-    run (the source counts the rows read).
+    ``buffer`` is the buffer's first fill ``(X, y)`` (CSR rows, labels), None when
+    ``source`` (a :class:`~pegasos.stream.RowSource`) has a complete cache from the
+    start; ``problems(y)`` gives the targets (one row per problem) and loss weights
+    of rows.  Each round draws ``STREAM_ROUND`` of the buffer (uniformly, with
+    replacement, one seed for all problems: they share the rows) and runs every
+    problem's compiled steps on them, then puts new rows in the slots drawn.  Once
+    the source has a complete cache, each round draws as many rows uniformly from
+    all the cache's rows instead.  ``monitor`` (a :class:`StreamMonitor`) may stop
+    the fit after a round.  Returns the iterations run (the source counts the rows
+    read).
     """
     rng = np.random.default_rng(plan.seeds[0])
     k, done = plan.batch_size, 0
-    avg_start = plan.avg_start(int(state.t[0]))
     settings = LinearPlan(k=k, lam=plan.lam, bias_feature=layout.bias_feature,
                           unreg_bias=layout.unregularized, radius2=plan.radius2,
-                          avg_start=avg_start, every=False)
+                          avg_start=plan.avg_start(int(state.t[0])), every=False)
+    X, y = buffer if buffer is not None else (None, None)
     while done < plan.n_iter:
-        rows = as_rows(X)
-        steps = min(max(1, int(rows.n_rows * STREAM_ROUND) // k), plan.n_iter - done)
-        idx = rng.integers(0, rows.n_rows, steps * k)
-        check_draws(idx, rows.n_rows)
-        targets, weights = problems(y)
-        sqnorms = SquaredNorms(rows, layout.bias_feature, now=False)
-        sqnorms.at(idx)
-        for c, target in enumerate(targets):
-            check_per_row(rows, targets=target, loss_weights=weights, squared_norms=sqnorms.values)
-            solver_state = state.solver_state(c)
-            check_linear_state(rows, *solver_state, _k.N_SCALARS)
-            data = LinearData(rows=rows.kernel, y=target, sw=weights, sqnorm=sqnorms.values)
-            state.t[c] = _k.pegasos_steps(data, settings, solver_state, idx, int(state.t[c]))
-            check_finite_weights(f"iteration {state.t[c] - 1}", state.v[c], state.scal[c])
+        if source.cached is not None:  # uniform over all rows from now on
+            X = None
+            share = int(min(source.stream.buffer_rows, source.cached_rows()) * STREAM_ROUND)
+            steps = min(max(1, share // k), plan.n_iter - done)
+            rows, labels, idx = _cache_draws(source, rng, steps * k, monitor.width)
+        else:
+            rows, labels = as_rows(X), y
+            steps = min(max(1, int(rows.n_rows * STREAM_ROUND) // k), plan.n_iter - done)
+            idx = rng.integers(0, rows.n_rows, steps * k)
+        _stream_round(rows, labels, idx, problems, settings, state, layout)
         done += steps
-        if done < plan.n_iter:
+        if monitor.after_round(state, done) or done >= plan.n_iter:
+            break
+        if X is not None:
             X, y = _refill(source, X, y, np.unique(idx))
     return done
+
+
+def _stream_round(rows, labels, idx, problems, settings, state, layout):
+    """Every problem's compiled steps on the draws ``idx`` of ``rows``."""
+    check_draws(idx, rows.n_rows)
+    targets, weights = problems(labels)
+    sqnorms = SquaredNorms(rows, layout.bias_feature, now=False)
+    sqnorms.at(idx)
+    for c, target in enumerate(targets):
+        check_per_row(rows, targets=target, loss_weights=weights, squared_norms=sqnorms.values)
+        solver_state = state.solver_state(c)
+        check_linear_state(rows, *solver_state, _k.N_SCALARS)
+        data = LinearData(rows=rows.kernel, y=target, sw=weights, sqnorm=sqnorms.values)
+        state.t[c] = _k.pegasos_steps(data, settings, solver_state, idx, int(state.t[c]))
+        check_finite_weights(f"iteration {state.t[c] - 1}", state.v[c], state.scal[c])
+
+
+def _cache_draws(source, rng, n_draws, width):
+    """``n_draws`` rows drawn uniformly from the source's cache (past its held-out rows):
+    the rows drawn (in float64, ``width`` wide), their labels and the draws' positions
+    among them."""
+    X_all, y_all = source.cached
+    idx = rng.integers(source.cache_from, X_all.shape[0], n_draws)
+    drawn, local = np.unique(idx, return_inverse=True)
+    X, y = rows_of(X_all, y_all, drawn, width)
+    return as_rows(X), y, local.astype(np.int64)
+
+
+class StreamMonitor:
+    """Between a stream fit's rounds: the held-out error and the rule that stops on it,
+    verbose lines, the ``callback``'s :class:`Report` (with the rows and bytes read)."""
+
+    def __init__(self, *, source, classes, width, total, k, layout, holdout=None, patience=5,
+                 verbose=0, callback=None):
+        self.source, self.classes, self.width, self.total = source, classes, width, total
+        self.k, self.layout, self.holdout, self.patience = k, layout, holdout, patience
+        self.verbose, self.callback = verbose, callback
+        self.errors = []  # (iterations, held-out error) at each measurement
+        self.tic = source.started  # (the rows and bytes read count from there)
+        self.printed = time.perf_counter()
+        self.checked = 0  # iterations at the last measurement
+
+    def after_round(self, state, done):
+        """Measure, print and report after a round; True to stop (no new lowest error in
+        ``patience`` measurements)."""
+        error, now = None, time.perf_counter()
+        if self.holdout is not None and (done - self.checked) * self.k >= max(
+                self.holdout[0].shape[0], done * self.k / 10):
+            error, self.checked = self.holdout_error(state), done
+            self.errors.append((done, error))
+        elapsed, source = now - self.tic, self.source
+        if self.verbose and (error is not None or now - self.printed >= 2.0):
+            self.printed = now
+            print(f"[pegasos] stream: {done} iterations, {source.rows_read} rows read "
+                  f"({source.bytes_read / max(elapsed, 1e-9) / 1e6:.1f} MB/s)"
+                  + ("" if source.cached is None else ", drawing from the cache")
+                  + ("" if error is None else f", held-out error {error:.4f}")
+                  + f" ({elapsed:.2f}s)")
+        if self.callback is not None:
+            for c in range(state.v.shape[0]):
+                coef, intercept = state.model(c, self.layout)
+                self.callback(Report(
+                    problem=c, n_problems=state.v.shape[0], t=int(state.t[c]) - 1,
+                    iterations=done, iterations_total=self.total, seconds=elapsed,
+                    coef=coef.copy(), intercept=intercept, rows_read=source.rows_read,
+                    bytes_read=source.bytes_read, holdout_error=error))
+        if error is None:
+            return False
+        best = min(range(len(self.errors)), key=lambda i: self.errors[i][1])  # the first lowest
+        return len(self.errors) - 1 - best >= self.patience
+
+    def finish(self, state, done):
+        """Measure the final model too (a fit that ran to its budget)."""
+        if self.holdout is not None and self.checked != done:
+            self.errors.append((done, self.holdout_error(state)))
+
+    def holdout_error(self, state):
+        """The held-out rows' classification error of the current models."""
+        X, y = self.holdout
+        coef, intercept = state.coef_intercept(self.layout)
+        scores = X @ coef.T + intercept
+        labels = self.classes[(scores[:, 0] > 0).astype(int)] if len(self.classes) == 2 \
+            else self.classes[np.argmax(scores, axis=1)]
+        return float(np.mean(labels != y))
 
 
 def _refill(source, X, y, drawn):
     """The buffer with the rows ``drawn`` replaced by the stream's next rows."""
     new = source.take(len(drawn))
+    if source.cached is not None:  # the first pass is over: the next rounds draw from its cache
+        check_width(source.cached[0].shape[1], X.shape[1])
+        return X, y
     if new is None or new[0].shape[0] < len(drawn):  # the end of a pass: the next one
         more = source.take(len(drawn) - (0 if new is None else new[0].shape[0]))
         new = more if new is None else new if more is None else (
@@ -556,11 +646,7 @@ def _refill(source, X, y, drawn):
 
 def _stack(blocks, width):
     for B in blocks:
-        if B.shape[1] > width:
-            raise ValueError(
-                f"a row of the stream is {B.shape[1]} features wide, beyond its "
-                f"n_features={width} (by default, the width of the first buffer's rows): "
-                "give n_features")
+        check_width(B.shape[1], width)
     return stack_rows(blocks, width)
 
 

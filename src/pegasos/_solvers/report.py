@@ -41,6 +41,12 @@ class Report:
         The certificate of the current model, when the fit computed one.
     client : distributed.Client or None, default=None
         The Dask client of a distributed fit.
+    rows_read : int or None, default=None
+        Rows a stream fit has read from its files so far.
+    bytes_read : int or None, default=None
+        Bytes (uncompressed) a stream fit has read so far.
+    holdout_error : float or None, default=None
+        The held-out error of a stream fit, when measured after this round.
 
     See Also
     --------
@@ -68,6 +74,9 @@ class Report:
     kernel_evals: int | None = None
     gap: object = None
     client: object = None
+    rows_read: int | None = None
+    bytes_read: int | None = None
+    holdout_error: float | None = None
 
     def __getitem__(self, key):
         """The field ``key``, as the dict of earlier versions gave it."""
