@@ -702,3 +702,34 @@ def test_a_data_format_error_pickles_as_it_was_built():
     assert (type(exc), str(exc), exc.path, exc.line, exc.reason) == (
         DataFormatError, "part-2.svm, line 5: feature index 0", "part-2.svm", 5,
         "feature index 0")
+
+
+def _hard_numbers(rng, n):
+    """Decimals that miss Clinger's fast path: 16 to 25 significant digits, exponents
+    to +-330, the halfway points between neighbouring doubles, subnormals, the largest."""
+    out = []
+    from decimal import Decimal
+
+    for x in (rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)).tolist():
+        out += [repr(x), f"{x:.17g}", f"{x:.19e}", f"{x:.24e}", f"{x:.16g}"]
+        half = (Decimal(x) + Decimal(float(np.nextafter(x, np.inf)))) / 2  # exactly halfway
+        out += [f"{half:.40e}", f"{half:.18e}"]
+    out += ["4.9e-324", "2.2250738585072011e-308", "2.2250738585072014e-308",
+            "1.7976931348623157e308", "1.7976931348623159e308", "9007199254740993",
+            "9007199254740992.5", "0.1000000000000000055511151231257827", "123456789012345678901",
+            "1e-400", "-0.00000000000000000000000000000000000000001", "7.2057594037927933e16"]
+    return out
+
+
+def test_the_compiled_conversions_round_as_python_does():
+    """Clinger's fast path, Eisel-Lemire (and its refusals, left to Python's float): every
+    value bit for bit float(text)'s, on numbers chosen to be hard."""
+    from pegasos.stream import _parse_compiled
+
+    numbers = [v for v in _hard_numbers(np.random.default_rng(0), 4000)
+               if np.isfinite(float(v))]  # (an infinite value sends the block to the loader)
+    X, y = _parse_compiled("".join(f"{v} 1:{v}\n" for v in numbers).encode(), False)
+    want = np.array([float(v) for v in numbers])
+    np.testing.assert_array_equal(X.indptr, np.arange(len(numbers) + 1))
+    np.testing.assert_array_equal(X.data.view(np.int64), want.view(np.int64))
+    np.testing.assert_array_equal(y.view(np.int64), want.view(np.int64))
