@@ -457,3 +457,28 @@ def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share, cache=False
             buffer = [row for j, row in enumerate(buffer) if j not in set(slots)]
             buffer += [next(following) for _ in slots]
     return drawn
+
+
+def multiclass_probability(k, r):
+    """LIBSVM's ``multiclass_probability`` (svm.cpp), line for line, for one row: the
+    class probabilities from the pairwise ones ``r`` (k, k)."""
+    Q = [[0.0] * k for _ in range(k)]
+    p = [1.0 / k] * k
+    for t in range(k):
+        for j in range(k):
+            if j != t:
+                Q[t][t] += r[j][t] * r[j][t]
+                Q[t][j] = -r[j][t] * r[t][j]
+    for _ in range(max(100, k)):
+        Qp = [sum(Q[t][j] * p[j] for j in range(k)) for t in range(k)]
+        pQp = sum(p[t] * Qp[t] for t in range(k))
+        if max(abs(Qp[t] - pQp) for t in range(k)) < 0.005 / k:
+            break
+        for t in range(k):
+            diff = (-Qp[t] + pQp) / Q[t][t]
+            p[t] += diff
+            pQp = (pQp + diff * (diff * Q[t][t] + 2 * Qp[t])) / (1 + diff) / (1 + diff)
+            for j in range(k):
+                Qp[j] = (Qp[j] + diff * Q[t][j]) / (1 + diff)
+                p[j] /= 1 + diff
+    return p

@@ -1,13 +1,15 @@
 """scikit-learn's own SVC tests run against :class:`pegasos.DualSVC`.
 
-``python -m tests.sklearn_svc_suite OUT.json`` copies scikit-learn's
-``sklearn/svm/tests/test_svm.py`` and ``test_sparse.py`` (of the installed
-version, unchanged) into a temporary folder beside a ``conftest.py`` that
-replaces ``sklearn.svm.SVC`` with ``DualSVC`` before they are imported, runs
-them with pytest, and writes each test's outcome and whether it applies to SVC:
+The outcomes are keyed ``module::test[parameters]``.
 
-- a test parametrized by estimator classes applies when one of its parameters is
-  ``DualSVC`` (the replaced ``svm.SVC``);
+``python -m tests.sklearn_svc_suite OUT.json`` runs scikit-learn's
+``sklearn/svm/tests/test_svm.py`` and ``test_sparse.py`` (of the installed
+version, unchanged, where it installed them) with a pytest plugin that replaces
+``sklearn.svm.SVC`` with ``DualSVC`` before they are imported, and writes each
+test's outcome and whether it applies to SVC:
+
+- a test parametrized by estimator classes applies when one of them is ``DualSVC``
+  (the replaced ``svm.SVC``);
 - any other test applies when its source (decorators included) names ``SVC``
   (not ``LinearSVC`` nor ``NuSVC``).
 
@@ -16,22 +18,22 @@ failures and their reasons.
 """
 
 import json
-import shutil
+import os
 import subprocess
 import sys
 import tempfile
-from importlib.util import find_spec
 from pathlib import Path
 
-FILES = ("test_svm.py", "test_sparse.py")
+MODULES = ("test_svm", "test_sparse")
 
-CONFTEST = '''
+PLUGIN = '''
 import inspect
 import json
 import os
 import re
 
 import sklearn.svm
+from sklearn.base import BaseEstimator
 
 from pegasos import DualSVC
 
@@ -40,28 +42,38 @@ NAMES_SVC = re.compile(r"(?<![A-Za-z_])SVC\\b")
 OUTCOMES = {}
 
 
+def _name(item):
+    return f"{item.module.__name__.rsplit('.', 1)[-1]}::{item.name}"
+
+
 def _applies(item):
     params = getattr(getattr(item, "callspec", None), "params", {})
-    classes = [v for v in params.values() if isinstance(v, type)]
-    if classes:
-        return any(c is DualSVC for c in classes)
+    estimators = [v for v in params.values() if isinstance(v, type) and issubclass(v, BaseEstimator)]
+    if estimators:
+        return any(c is DualSVC for c in estimators)
     try:
         return bool(NAMES_SVC.search(inspect.getsource(item.function)))
     except (OSError, TypeError):
         return False
 
 
+NAMES = {}
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
-        OUTCOMES[item.nodeid] = {"applies": _applies(item), "outcome": "not run"}
+        NAMES[item.nodeid] = _name(item)
+        OUTCOMES[_name(item)] = {"applies": _applies(item), "outcome": "not run"}
 
 
 def pytest_runtest_logreport(report):
-    entry = OUTCOMES.setdefault(report.nodeid, {"applies": False, "outcome": "not run"})
+    entry = OUTCOMES[NAMES[report.nodeid]]
     if report.when == "call" or report.outcome != "passed":
         entry["outcome"] = report.outcome
         if report.outcome == "failed":
-            entry["error"] = report.longreprtext.strip().splitlines()[-1][:300]
+            lines = report.longreprtext.strip().splitlines()
+            said = [line[1:].strip() for line in lines if line.startswith("E ")]
+            entry["error"] = (said[0] if said else lines[-1])[:300]
 
 
 def pytest_sessionfinish(session):
@@ -71,16 +83,18 @@ def pytest_sessionfinish(session):
 
 
 def run(out, extra_args=()):
-    """Run the suite; returns pytest's exit code, with the outcomes in ``out``."""
-    source = Path(find_spec("sklearn.svm.tests").origin).parent
+    """Run the suite; returns pytest's exit code and its output's tail, with the outcomes in
+    ``out``.  The tests run where scikit-learn installed them (its own conftest gives their
+    fixtures), with the plugin above loaded first."""
     with tempfile.TemporaryDirectory() as tmp:
-        for name in FILES:
-            shutil.copy(source / name, Path(tmp) / name)
-        (Path(tmp) / "conftest.py").write_text(CONFTEST)
-        env = {**__import__("os").environ, "SVC_SUITE_OUT": str(Path(out).resolve())}
+        (Path(tmp) / "svc_suite_plugin.py").write_text(PLUGIN)
+        (Path(tmp) / "pytest.ini").write_text("[pytest]\n")  # not this project's settings
+        env = {**os.environ, "SVC_SUITE_OUT": str(Path(out).resolve()),
+               "PYTHONPATH": os.pathsep.join([tmp, os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-             "-W", "ignore", "--rootdir", tmp, *extra_args, *FILES],
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+             "svc_suite_plugin", "-W", "ignore", "--rootdir", tmp, "-c", str(Path(tmp) / "pytest.ini"),
+             *extra_args, "--pyargs", *(f"sklearn.svm.tests.{name}" for name in MODULES)],
             cwd=tmp, env=env, capture_output=True, text=True, check=False)
     return done.returncode, done.stdout[-3000:] + done.stderr[-3000:]
 

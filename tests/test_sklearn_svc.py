@@ -9,8 +9,50 @@ import pytest
 
 from .sklearn_svc_suite import run
 
-#: Applicable tests that fail, and why (issue 42 lists what is still to build).
-EXPECTED_FAILURES = {}
+_EARLY = ("max_iter counts working sets (of up to 1,024 rows, solved to a tenth of their "
+          "violation), not SMO's pair steps: on these few rows max_iter=1 or 2 working sets "
+          "solve the problem, so there is no early stop to warn of (a fit that does stop "
+          "early warns, tests/test_svc.py)")
+_LIBSVM_INTERNAL = "reads or alters a private attribute of scikit-learn's libsvm wrapper ({})"
+_DEPRECATION = ("scikit-learn 1.9 deprecates SVC's probability=True (and probA_, probB_) in "
+                "favour of CalibratedClassifierCV; DualSVC keeps them as its own API, with "
+                "LIBSVM's semantics")
+
+#: Applicable tests that fail, and why.
+EXPECTED_FAILURES = {
+    "test_sparse::test_timeout[lil_array]": _EARLY,
+    "test_sparse::test_timeout[lil_matrix]": _EARLY,
+    "test_svm::test_libsvm_convergence_warnings[42]": _EARLY,
+    "test_svm::test_bad_input[42-lil_array]": (
+        "expects SVC's refusal of sparse rows at predict after a dense fit (libsvm's two "
+        "representations); DualSVC predicts them, the same values as dense rows"),
+    "test_svm::test_bad_input[42-lil_matrix]": (
+        "expects SVC's refusal of sparse rows at predict after a dense fit (libsvm's two "
+        "representations); DualSVC predicts them, the same values as dense rows"),
+    "test_svm::test_custom_kernel_not_array_input[DualSVC]": (
+        "the test's string kernel fills only the upper triangle and mirrors it, so it is right "
+        "on square input only: SVC calls it on (X, the whole training set), DualSVC on "
+        "(X, the support vectors), a rectangle (its fit, decision values and predictions on "
+        "the training rows as kernel, as tested in tests/test_svc.py, are SVC's)"),
+    "test_svm::test_gamma_scale": _LIBSVM_INTERNAL.format("_gamma; DualSVC's is gamma_"),
+    "test_svm::test_svc_raises_error_internal_representation": _LIBSVM_INTERNAL.format(
+        "_n_support"),
+    "test_svm::test_tweak_params": _LIBSVM_INTERNAL.format("_dual_coef_"),
+    "test_svm::test_probability_raises_futurewarning[False-DualSVC-SVC]": _DEPRECATION,
+    "test_svm::test_probability_raises_futurewarning[True-DualSVC-SVC]": _DEPRECATION,
+    "test_svm::test_svc_nusvc_probA_probB_deprecated[DualSVC]": _DEPRECATION,
+    "test_svm::test_unfitted": (
+        "an error message's wording: the not-fitted error names DualSVC, which the test's "
+        r"regex \bSVC\b does not match"),
+    "test_svm::test_svc_nonfinite_params[42]": (
+        "an error message's wording: DualSVC refuses the data before solving, at the kernel "
+        "('The kernel overflows on this data: squared row norms or K(x, x) are not finite'), "
+        "where SVC finds non-finite dual coefficients after"),
+    "test_svm::test_svm_with_infinite_C[42-inf0-DualSVC-make_classification]": (
+        "not built yet (issue 42): C=inf (the hard margin) is refused by the parameter check"),
+    "test_svm::test_svm_with_infinite_C[42-inf1-DualSVC-make_classification]": (
+        "not built yet (issue 42): C=inf (the hard margin) is refused by the parameter check"),
+}
 
 
 @pytest.mark.slow
@@ -19,10 +61,10 @@ def test_scikit_learns_svc_tests_pass_against_dualsvc(tmp_path):
     run(out)
     outcomes = json.loads(out.read_text())
     applicable = {k: v for k, v in outcomes.items() if v["applies"]}
-    assert len(applicable) > 100  # the suite ran (135 applicable tests in scikit-learn 1.9)
+    assert len(applicable) > 100  # the suite ran (137 applicable tests in scikit-learn 1.9.1)
     failing = {k: v.get("error", v["outcome"]) for k, v in applicable.items()
                if v["outcome"] not in ("passed", "skipped")}
     unexpected = {k: v for k, v in failing.items() if k not in EXPECTED_FAILURES}
     assert not unexpected, json.dumps(unexpected, indent=1)
-    fixed = sorted(set(EXPECTED_FAILURES) - set(failing))
+    fixed = sorted(k for k in EXPECTED_FAILURES if outcomes.get(k, {}).get("outcome") == "passed")
     assert not fixed, f"these pass now: remove them from EXPECTED_FAILURES: {fixed}"

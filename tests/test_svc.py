@@ -51,7 +51,7 @@ def test_equals_the_naive_working_set_iteration(classes, weights, solver_path):
     coef[:, clf.support_] = clf.dual_coef_
     np.testing.assert_allclose(coef, (Y * a).T, rtol=0, atol=1e-10)
     np.testing.assert_allclose(clf.intercept_, b, rtol=0, atol=1e-10)
-    assert clf.fit_status_ == 0 and clf.n_iter_ > 2  # several working sets, not one
+    assert clf.fit_status_ == 0 and clf.n_iter_.max() > 2  # several working sets, not one
 
 
 def test_precomputed_gives_rbfs_model():
@@ -170,7 +170,8 @@ def test_max_iter_warns_with_the_gap(multi_class, match, iterations, problems):
     X, y = _problem()
     with pytest.warns(ConvergenceWarning, match=match):
         clf = DualSVC(max_iter=1, working_set_size=4, multi_class=multi_class).fit(X, y)
-    assert clf.fit_status_ == 1 and clf.n_iter_ == iterations
+    assert clf.fit_status_ == 1 and clf.n_iter_.tolist() == [1] * problems  # each problem's
+    assert iterations == (1 if multi_class == "ovr" else problems)
     assert clf.relative_gap_.shape == (problems,) and np.all(clf.relative_gap_ > 0)
 
 
@@ -208,7 +209,9 @@ def test_callback_reports_iterations_1_2_4_8_and_the_last():
     reports = []
     clf = DualSVC(working_set_size=4, multi_class="ovr", callback=reports.append).fit(X, y)
     seen = sorted({r.t for r in reports})
-    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < clf.n_iter_] + [clf.n_iter_]
+    n_iter = int(clf.n_iter_[0])  # (shared by the one-vs-rest problems)
+    assert clf.n_iter_.tolist() == [n_iter] * 3
+    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < n_iter] + [n_iter]
     assert seen == expected and len(reports) == 3 * len(expected)
     last = DualSVC(working_set_size=4, multi_class="ovr").fit(X, y)
     np.testing.assert_array_equal(reports[-1].coef[last.support_], last.dual_coef_[2])
@@ -234,7 +237,7 @@ def test_start_from_kernel_pegasos_is_feasible_and_its_gradients_exact(weights):
     coef = np.zeros((3, len(y)))
     coef[:, clf.support_] = clf.dual_coef_
     np.testing.assert_array_equal(coef, (Y * state.a).T)
-    assert clf.n_iter_ == 0 and clf.n_kernel_columns_ == 0 and clf.n_kernel_evals_ > evals
+    assert not clf.n_iter_.any() and clf.n_kernel_columns_ == 0 and clf.n_kernel_evals_ > evals
 
 
 def test_started_fit_reaches_the_cold_fits_model():
@@ -322,3 +325,123 @@ def test_a_class_of_no_weight_is_never_predicted_and_the_rest_is_svcs_model(mult
     np.testing.assert_array_equal(clf.predict(X), svc.predict(X))
     assert clf.n_support_[unweighted] == 0 and clf.fit_status_ == 0
     np.testing.assert_array_equal(np.sort(clf.support_), np.sort(np.flatnonzero(kept)[svc.support_]))
+
+
+# --- SVC's API (issue 42): probabilities, coef_, break_ties, n_iter_, sparse output ---
+
+
+def test_pairwise_coupling_equals_libsvms_multiclass_probability():
+    from pegasos._probability import couple
+
+    from .naive import multiclass_probability
+
+    rng = np.random.default_rng(0)
+    for k in (2, 3, 5, 8):
+        upper = rng.uniform(1e-7, 1 - 1e-7, (40, k, k))
+        r = np.triu(upper, 1) + np.tril(1 - upper.transpose(0, 2, 1), -1)
+        want = np.array([multiclass_probability(k, row.tolist()) for row in r])
+        np.testing.assert_allclose(couple(r), want, rtol=0, atol=1e-14)
+
+
+def test_one_vs_one_probabilities_are_libsvms():
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import log_loss
+
+    X, y = make_blobs(400, centers=4, cluster_std=2.0, random_state=0)
+    ours = DualSVC(probability=True, random_state=0).fit(X, y)
+    with pytest.warns(FutureWarning):  # (scikit-learn 1.9 deprecates SVC's probability)
+        theirs = SVC(probability=True, random_state=0).fit(X, y)
+    assert ours.probA_.shape == ours.probB_.shape == (6,)  # one sigmoid per pair, as SVC's
+    P, Q = ours.predict_proba(X), theirs.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.abs(P - Q).max() < 0.1  # (their folds are LIBSVM's own random ones)
+    assert abs(log_loss(y, P) / log_loss(y, Q) - 1) < 0.05
+    np.testing.assert_allclose(ours.predict_log_proba(X), np.log(P))
+    # LIBSVM's coupling of the pairs' clipped sigmoids, from the model's own numbers
+    from pegasos._probability import couple
+
+    scores = DualSVC.decision_function(ours.set_params(decision_function_shape="ovo"), X)
+    r = np.clip(1 / (1 + np.exp(scores * ours.probA_ + ours.probB_)), 1e-7, 1 - 1e-7)
+    R = np.zeros((len(X), 4, 4))
+    for p, (i, j) in enumerate([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]):
+        R[:, i, j], R[:, j, i] = r[:, p], 1 - r[:, p]
+    np.testing.assert_allclose(P, couple(R), rtol=0, atol=1e-12)
+
+
+def test_probabilities_with_a_class_of_one_row_are_libsvms_fold_rule():
+    from pegasos._probability import pair_decisions
+
+    X = np.array([[0.0, 0], [1, 1], [2, 2], [0, 1], [5, 5], [4, 5], [6, 5]])
+    y = np.array([0, 0, 1, 1, 1, 1, 2])
+    clf = DualSVC(probability=True, random_state=0).fit(X, y)  # SVC's: no refusal
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    rows = np.flatnonzero(y != 0)  # pair (1, 2): class 2 has one row, in one fold
+    dec = pair_decisions(clf, X, y, None, rows, 1, seed=3)
+    order = rows[np.random.default_rng(3).permutation(len(rows))]
+    alone = np.flatnonzero(order == 6)[0]  # the fold holding class 2's row trains on 1 only
+    fold = [f for f in range(5) if f * 5 // 5 <= alone < (f + 1) * 5 // 5][0]
+    held = order[fold * 5 // 5:(fold + 1) * 5 // 5]
+    assert dec[np.searchsorted(rows, held)].tolist() == [1.0] * len(held)
+
+
+def test_linear_coef_break_ties_n_iter_and_sparse_output_are_svcs():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300] % 4
+    clf = DualSVC(kernel="linear", decision_function_shape="ovo").fit(X, y)
+    assert clf.n_iter_.shape == (6,) and clf.n_iter_.dtype.kind == "i"
+    np.testing.assert_allclose(X @ clf.coef_.T + clf.intercept_, clf.decision_function(X),
+                               atol=1e-10)
+    with pytest.raises(ValueError, match="read-only"):
+        clf.coef_[0, 0] = 1.0
+    with pytest.raises(AttributeError, match="only available when using a linear kernel"):
+        DualSVC().fit(X, y).coef_
+    with pytest.raises(ValueError, match="break_ties must be False when "
+                                         "decision_function_shape is 'ovo'"):
+        clf.set_params(break_ties=True).predict(X)
+    ties = DualSVC(break_ties=True).fit(X, y)
+    np.testing.assert_array_equal(ties.predict(X), np.argmax(ties.decision_function(X), axis=1))
+    sparse = DualSVC(kernel="linear").fit(sp.csr_matrix(X), y)
+    assert sp.issparse(sparse.dual_coef_) and sp.issparse(sparse.support_vectors_)
+    assert sp.issparse(sparse.coef_)
+    np.testing.assert_array_equal(sparse.predict(X), sparse.predict(sp.csr_matrix(X)))
+
+
+def test_negative_sample_weights_drop_their_rows_as_svc_does():
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = MinMaxScaler().fit_transform(X[:200]), y[:200]
+    sw = np.ones(len(y))
+    sw[::7] = -0.5
+    weighted = DualSVC(gamma=1.0, tol=1e-8).fit(X, y, sample_weight=sw)  # ("scale": all X)
+    dropped = DualSVC(gamma=1.0, tol=1e-8).fit(X[sw > 0], y[sw > 0])
+    np.testing.assert_allclose(weighted.decision_function(X), dropped.decision_function(X),
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="Invalid input - all samples have zero or negative "
+                                         "weights"):
+        DualSVC().fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="Invalid input - all samples with positive weights "
+                                         "belong to the same class"):
+        DualSVC().fit(X, y, sample_weight=np.where(y == 1, 1.0, -1.0))
+
+
+def test_a_callable_kernel_is_the_precomputed_problem_of_its_matrix():
+    from pegasos import save_model
+    from pegasos.model_io import ModelFileError
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300] % 3
+    mine = DualSVC(kernel=lambda A, B: rbf_kernel(A, B, gamma=0.5), probability=True,
+                   random_state=0).fit(X, y)
+    builtin = DualSVC(gamma=0.5, probability=True, random_state=0).fit(X, y)
+    np.testing.assert_allclose(mine.dual_coef_, builtin.dual_coef_, atol=1e-8)
+    np.testing.assert_allclose(mine.decision_function(X), builtin.decision_function(X),
+                               atol=1e-8)
+    np.testing.assert_allclose(mine.predict_proba(X), builtin.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(mine.support_vectors_, X[mine.support_])
+    assert mine.n_features_in_ == 64
+    words = np.array(["a", "ab", "b", "bb", "aab", "abb"])
+    counts = DualSVC(kernel=lambda A, B: np.array(
+        [[u.count("a") * v.count("a") + u.count("b") * v.count("b") for v in B] for u in A],
+        dtype=float)).fit(words, [0, 0, 1, 1, 0, 1])
+    assert counts.predict(["aaa", "bbb"]).tolist() == [0, 1]
+    with pytest.raises(ModelFileError, match="callable kernel: the file would not hold"):
+        save_model(mine, "never-written.model")

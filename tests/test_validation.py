@@ -51,7 +51,8 @@ def test_negative_and_all_zero_sample_weights_are_refused(binary):
     sw[4] = -0.5
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative; got a minimum of -0.5"):
         PegasosClassifier().fit(X, y, sample_weight=sw)
-    with pytest.raises(ValueError, match=r"Sample weights must contain at least one non-zero"):
+    with pytest.raises(ValueError, match=r"Invalid input - all samples have zero or negative "
+                                         r"weights"):  # (SVC's words)
         PegasosClassifier().fit(X, y, sample_weight=np.zeros(len(y)))
     with pytest.raises(ValueError, match=r"loss weights \(sample_weight times class_weight\) are all zero"):
         PegasosClassifier(class_weight={-1.0: 0.0, 1.0: 0.0}).fit(X, y)

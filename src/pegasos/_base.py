@@ -249,10 +249,24 @@ def check_exclusive_params(est):
         )
 
 
-def loss_weights(X, y, sample_weight, class_weight, classes):
-    """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y), checked."""
-    sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
-    if np.any(sw < 0):
+_NO_WEIGHT = ("Invalid input - all samples have zero or negative weights: the loss weights "
+              "(sample_weight times class_weight) are all zero.")
+
+
+def loss_weights(X, y, sample_weight, class_weight, classes, negative_as_zero=False):
+    """s_i = sample_weight[i] * class_weight[y_i] ("balanced": from these y), checked;
+    ``negative_as_zero``: a negative sample weight drops its row (SVC's rule), else it is
+    an error."""
+    try:
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    except ValueError:
+        raw = None if sample_weight is None else np.asarray(sample_weight)
+        if raw is not None and raw.dtype.kind in "iuf" and raw.size and not np.any(raw > 0):
+            raise ValueError(_NO_WEIGHT) from None  # (SVC's words, for zero and negative)
+        raise
+    if negative_as_zero:
+        sw = np.maximum(sw, 0.0)
+    elif np.any(sw < 0):
         raise ValueError(f"sample_weight must be non-negative; got a minimum of {sw.min():g}.")
     if class_weight is not None:
         cw = compute_class_weight(class_weight, classes=classes, y=y)
@@ -262,7 +276,7 @@ def loss_weights(X, y, sample_weight, class_weight, classes):
         sw = sw * cw[np.searchsorted(classes, y)]
     total = np.sum(sw)
     if not total > 0:
-        raise ValueError("The loss weights (sample_weight times class_weight) are all zero.")
+        raise ValueError(_NO_WEIGHT)
     if not np.isfinite(total):
         raise ValueError("The loss weights (sample_weight times class_weight) sum to more "
                          "than float64 holds; scale them down (only their ratios matter with "

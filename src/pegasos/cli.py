@@ -651,7 +651,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
     if linear:
         summary.update(lam=est.lam_, C=1.0 / (est.lam_ * X.shape[0]), iterations=est.t_)
     else:
-        summary.update(kernel=est.kernel, iterations=est.n_iter_,
+        summary.update(kernel=est.kernel, iterations=int(np.sum(est.n_iter_)),
                        support_vectors=int(len(est.support_)),
                        kernel_evaluations=est.n_kernel_evals_)
         if est.kernel != "linear":  # the linear kernel has no gamma

@@ -172,6 +172,15 @@ _GAP_PARAMETERS = """        Parameters
 PERCEPTRON_EPOCHS = 10.0
 
 
+class _SparseGram(TypeError, ValueError):
+    """A sparse Gram matrix: SVC's TypeError, and the ValueError of other bad input."""
+
+
+def dense(coef):
+    """Dual coefficients as an array (SVC's are a sparse matrix after a sparse fit)."""
+    return coef.toarray() if sp.issparse(coef) else coef
+
+
 class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Kernel parameters, one-vs-rest, support vectors and prediction."""
 
@@ -216,7 +225,8 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
                 f"samples; got shape {X.shape}."
             )
         if self.kernel == "precomputed" and sp.issparse(X):
-            raise ValueError("With kernel='precomputed', X must be a dense Gram matrix.")
+            raise _SparseGram("Sparse precomputed kernels are not supported: with "
+                              "kernel='precomputed', X must be a dense Gram matrix.")
         return X, y
 
     def _kernel_args(self, X):
@@ -307,6 +317,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         """``coef @ K(support_vectors_, X) + intercept``, (n_samples, len(coef)), for the
         coefficients ``coef`` over the support vectors; X validated here."""
         check_sparse_structure(X)
+        coef = dense(coef)
         dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
         X = validate_data(
             self, X, accept_sparse="csr", dtype=dtype, order="C",
@@ -384,7 +395,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         their ±1 targets (m, problems); the coefficients over the support vectors;
         the intercepts).  One-vs-rest here."""
         return [(None, np.column_stack(self._binary_targets(y)),
-                 np.ascontiguousarray(self.dual_coef_, dtype=np.float64), self.intercept_)]
+                 np.ascontiguousarray(dense(self.dual_coef_), dtype=np.float64), self.intercept_)]
 
     def _gaps(self, X, rows, Y, sw, coef, intercept, w2, lam, bias2, unregularized, training):
         """The certificates of the problems ``coef`` (RKHS norms squared ``w2``) on X's
@@ -1109,7 +1120,7 @@ def nu_from_svm(model, X, y, sample_weight=None):
     targets = np.column_stack(binary_targets(model.classes_, y))
     scores = model.decision_function(X).reshape(len(y), -1)
     hinge = np.average(np.maximum(0.0, 1.0 - targets * scores), axis=0, weights=sw)
-    coef = np.ascontiguousarray(model.dual_coef_, dtype=np.float64)
+    coef = np.ascontiguousarray(dense(model.dual_coef_), dtype=np.float64)
     if model.kernel == "precomputed":
         gram = X[np.ix_(model.support_, model.support_)]
         w2 = np.einsum("cs,st,ct->c", coef, gram, coef)

@@ -225,6 +225,10 @@ def save_model(estimator, path, *, solver_state=True):
     name = type(estimator).__name__
     if name not in _estimators():
         raise ModelFileError(f"cannot save a {name}: not an estimator of this library")
+    if callable(getattr(estimator, "kernel", None)):
+        raise ModelFileError(f"cannot save a {name} with a callable kernel: the file would not "
+                             "hold the function (use kernel='precomputed', or pickle it "
+                             "yourself)")
     params, dropped = {}, []
     for key, value in estimator.get_params(deep=False).items():
         jv, ok = _json_param(value)
@@ -306,7 +310,7 @@ _META_CAP = 1 << 20  # bytes: a header is a few kB
 _NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: < 64 kB)
 
 _COMMON_ARRAYS = {"classes_", "intercept_"}
-_OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
+_OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_", "n_iter_"}
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
@@ -336,7 +340,7 @@ _SCHEMA = {
     "DualSVC": (
         _KERNEL_ARRAYS | {"violation_", "relative_gap_"},
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_kernel_columns_": Integral, "n_iter_": Integral, "fit_status_": Integral},
+         "n_kernel_columns_": Integral, "fit_status_": Integral},
     ),
 }
 
@@ -599,7 +603,9 @@ def _assemble_sparse(arrays, refuse):
 
 #: Fitted scalars that only some fits have (a distributed fit's rounds and partitions).
 _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
-                     "PegasosClassifier": {"n_rows_read_": Integral}}  # a stream fit's
+                     "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
+                     # (n_iter_: files before it was per problem)
+                     "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral}}
 
 
 def _check_scalars(name, attributes, refuse):
@@ -632,6 +638,12 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     extra = sorted(present - allowed - _OPTIONAL_ARRAYS)
     refuse.check(not missing, f"array {missing[0] if missing else ''!r} is missing")
     refuse.check(not extra, f"unexpected array {extra[0] if extra else ''!r} for {name}")
+    if "n_iter_" in arrays:  # DualSVC's, one count per problem
+        counts = arrays["n_iter_"]
+        refuse.check(name == "DualSVC" and counts.ndim == 1 and counts.dtype.kind in "iu"
+                     and bool(np.all(counts >= 0)) and "n_iter_" not in attributes,
+                     f"array 'n_iter_' must be DualSVC's iterations per problem (non-negative "
+                     f"integers, one dimension); got {counts.dtype} of shape {list(counts.shape)}")
     d = attributes["n_features_in_"]
     classes = arrays["classes_"]
     refuse.check(classes.ndim == 1 and classes.shape[0] >= 2,
@@ -653,15 +665,17 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         refuse.check(arr.dtype.kind in kinds and arr.shape == shape,
                      f"{key} must be {kind} of shape {list(shape)} for {classes.shape[0]} "
                      f"classes and {d} features; got {arr.dtype}{list(arr.shape)}")
-        if arr.dtype.kind == "f":
-            refuse.check(bool(np.all(np.isfinite(arr))), f"{key} holds NaN or infinite values")
+        if arr.dtype.kind == "f":  # (a sparse matrix's stored values: DualSVC's dual_coef_)
+            values = arr.data if sp.issparse(arr) else arr
+            refuse.check(bool(np.all(np.isfinite(values))), f"{key} holds NaN or infinite values")
         return arr
 
     shaped("intercept_", (n_models,))
     refuse.check(("probA_" in arrays) == ("probB_" in arrays), "probA_ and probB_ go together")
-    if "probA_" in arrays:
-        shaped("probA_", (n_problems,))
-        shaped("probB_", (n_problems,))
+    if "probA_" in arrays:  # one per pair with LIBSVM's coupling (DualSVC's one-vs-one)
+        pairs = one_vs_one and attributes.get("pairwise_coupling_") == 1
+        shaped("probA_", (n_models if pairs else n_problems,))
+        shaped("probB_", (n_models if pairs else n_problems,))
     if "feature_names_in_" in arrays:
         shaped("feature_names_in_", (d,), kinds="U")
     if name in _LINEAR:

@@ -6,17 +6,22 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from ._base import check_weighted_classes, constraints_of, loss_weights
+from ._base import check_finite_scores, check_weighted_classes, constraints_of, loss_weights
 from ._memory import check_memory
+from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
 from ._solvers.engine import dtype_of, engine_for, points
 from ._solvers.report import Report
-from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier
+from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
 
 __all__ = ["DualSVC"]
 
@@ -56,6 +61,11 @@ def _one_sided(Y, positive):
                       inner_steps=0, converged=True)
 
 
+def _matrix(K):
+    """A callable kernel's matrix as a float64 array (a sparse one made dense)."""
+    return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+
+
 @_documented
 class DualSVC(_KernelClassifier):
     """SVC's model: the exact SVM dual, solved by working sets on the blocked engine.
@@ -87,6 +97,12 @@ class DualSVC(_KernelClassifier):
     C : float > 0, default=1.0
         Weight of the hinge loss, as in :class:`sklearn.svm.SVC`.
     __KERNEL_PARAMETERS__
+        DualSVC also takes a callable, as SVC: ``kernel(A, B)`` returns the
+        (len(A), len(B)) kernel matrix of two sets of rows (of any type the
+        callable reads: arrays, strings...).  The fit solves the precomputed
+        problem of ``kernel(X, X)``; ``support_vectors_`` keeps the training
+        rows and prediction computes ``kernel(X, support_vectors_)``.  Such a
+        model cannot be saved to a file (it would not hold the function).
     tol : float > 0, default=1e-3
         Stop when every problem's largest violation of the optimality
         conditions, ``max -y_i G_i`` over the variables that may grow minus
@@ -124,6 +140,12 @@ class DualSVC(_KernelClassifier):
         As in :class:`sklearn.svm.SVC`, for one-vs-one models: ``"ovo"``
         gives one decision column per pair, ``"ovr"`` SVC's per-class view
         of the votes.  One-vs-rest models always give one column per class.
+    break_ties : bool, default=False
+        As in :class:`sklearn.svm.SVC`: with ``decision_function_shape="ovr"``
+        and more than two classes, :meth:`predict` returns the argmax of
+        :meth:`decision_function` (votes, ties broken by the confidences)
+        instead of the first class with most votes.  An error with
+        ``decision_function_shape="ovo"``.
     start_epochs : float >= 0, default=0.0
         Passes of :class:`KernelPegasosClassifier` (same ``C``, kernel and
         weights, no intercept) to start from; 0 starts from zero.  Its
@@ -139,8 +161,13 @@ class DualSVC(_KernelClassifier):
         start saves few columns and costs a pass of every row against its
         support vectors.
     probability : bool, default=False
-        Also fit ``predict_proba`` (Platt's sigmoid of 5-fold cross-validated
-        decision values, as ``SVC(probability=True)``).
+        Also fit ``predict_proba``, as ``SVC(probability=True)``: one-vs-one
+        (and two classes), LIBSVM's -- for each pair of classes, a sigmoid of
+        the decision values of 5 random folds of the pair's rows (a class of
+        one row is no error), and for more than two classes the pairs'
+        probabilities coupled into one distribution (``probA_``, ``probB_``:
+        one per pair); one-vs-rest, Platt's sigmoids of 5 stratified folds, one
+        per class, normalised.
     random_state : int, RandomState instance or None, default=None
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
@@ -161,12 +188,19 @@ class DualSVC(_KernelClassifier):
     support_, support_vectors_, dual_coef_, intercept_, n_support_
         As :class:`sklearn.svm.SVC`: one-vs-one, ``dual_coef_`` has
         ``n_classes - 1`` rows and ``intercept_`` one value per pair;
-        one-vs-rest, one row and one intercept per class.
+        one-vs-rest, one row and one intercept per class.  After a fit on
+        sparse rows, ``support_vectors_`` and ``dual_coef_`` are CSR matrices.
     classes_ : ndarray
     gamma_ : float
         The kernel coefficient used ("scale"/"auto" resolved as in SVC).
-    n_iter_ : int
-        Iterations (working sets), summed over the pairs of classes.
+    n_iter_ : ndarray of shape (n_problems,)
+        Iterations (working sets) of each problem, as SVC's: one per pair of
+        classes (one-vs-one), one for two classes; one-vs-rest problems share
+        their iterations (each entry is their number).
+    coef_ : ndarray or sparse matrix of shape (n_problems, n_features)
+        With ``kernel="linear"`` only, as SVC's: the weights of each problem
+        (``dual_coef_`` times the support vectors; sparse after a fit on
+        sparse rows), read-only.
     n_kernel_columns_ : int
         Kernel columns computed (each as long as its problem's rows: n, or the
         two classes' rows of a pair), shared by the one-vs-rest problems.  A
@@ -205,6 +239,7 @@ class DualSVC(_KernelClassifier):
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
+        "kernel": [*_KernelClassifier._parameter_constraints["kernel"], callable],
         "C": [Interval(Real, 0, math.inf, closed="neither")],
         "tol": [Interval(Real, 0, math.inf, closed="neither")],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
@@ -212,6 +247,7 @@ class DualSVC(_KernelClassifier):
         "start_epochs": [Interval(Real, 0, math.inf, closed="left")],
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "break_ties": ["boolean"],
         **constraints_of("class_weight"),
     }
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
@@ -230,7 +266,7 @@ class DualSVC(_KernelClassifier):
     def __init__(
         self, C=1.0, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
         max_iter=-1, working_set_size=1024, cache_size=200.0, class_weight=None,
-        multi_class="ovo", decision_function_shape="ovr", start_epochs=0.0,
+        multi_class="ovo", decision_function_shape="ovr", break_ties=False, start_epochs=0.0,
         probability=False, random_state=None, callback=None,
     ):
         self.C = C
@@ -245,6 +281,7 @@ class DualSVC(_KernelClassifier):
         self.class_weight = class_weight
         self.multi_class = multi_class
         self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.start_epochs = start_epochs
         self.probability = probability
         self.random_state = random_state
@@ -257,10 +294,13 @@ class DualSVC(_KernelClassifier):
 
         __FIT_PARAMETERS__
         """
+        if callable(self.kernel):
+            return self._fit_callable(X, y, sample_weight)
         X, y = self._validate_xy(X, y, reset=True)
         rows, sqnorm, _, gram = self._setup(X, y)
         n = rows.n_rows
-        bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
+                                       negative_as_zero=True)
         check_weighted_classes(y, bounds)
         if self.multi_class == "ovo" and len(self.classes_) > 2:
             labels = np.searchsorted(self.classes_, y)
@@ -292,13 +332,15 @@ class DualSVC(_KernelClassifier):
             gaps.append((primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny))
         self.violation_ = np.concatenate([r.violation for r in solved])
         self.relative_gap_ = np.concatenate(gaps)
-        self.n_iter_ = int(sum(r.n_iter for r in solved))
+        self.n_iter_ = np.array([r.n_iter for r in solved for _ in range(r.state.a.shape[1])],
+                                dtype=np.int64)
         self.n_kernel_columns_ = int(sum(r.columns for r in solved))
         self.n_kernel_evals_ = int(evals)
         self.fit_status_ = 0 if all(r.converged for r in solved) else 1
         if self.fit_status_:
             warnings.warn(
-                f"DualSVC stopped after {self.n_iter_} iterations (max_iter={self.max_iter}"
+                f"DualSVC stopped after {sum(r.n_iter for r in solved)} iterations "
+                f"(max_iter={self.max_iter}"
                 f"{' per pair of classes' if len(problems) > 1 else ''}) with a largest "
                 f"violation of {self.violation_.max():.3g} "
                 f"(tol={self.tol:g}) and a relative duality gap of "
@@ -310,7 +352,42 @@ class DualSVC(_KernelClassifier):
             self._set_support(X, y, (Y * solved[0].state.a).T, solved[0].intercept)
         else:
             self._set_one_vs_one(X, y, problems, solved)
+        if sp.issparse(X):  # as SVC's after a sparse fit
+            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         return self._fit_probability(X, y, sample_weight)
+
+    def _fit_callable(self, X, y, sample_weight):
+        """:meth:`fit` with a callable kernel: the precomputed problem of ``kernel(X, X)``,
+        solved by a copy of this estimator, whose fitted attributes become this one's;
+        the support vectors are the training rows."""
+        rows = X if hasattr(X, "shape") else np.asarray(X)
+        gram = _matrix(self.kernel(rows, rows))
+        inner = clone(self).set_params(kernel="precomputed", callback=self.callback)
+        inner.fit(gram, y, sample_weight)
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        self.support_vectors_ = rows[self.support_]
+        if getattr(rows, "ndim", 0) == 2:
+            self.n_features_in_ = rows.shape[1]
+        else:
+            del self.n_features_in_
+        return self
+
+    def _scores(self, X, coef, intercept):
+        """As the other kernels' (:meth:`_KernelClassifier._scores`); a callable kernel's
+        from ``kernel(X, support_vectors_)``."""
+        if not callable(self.kernel):
+            return super()._scores(X, coef, intercept)
+        rows = X if hasattr(X, "shape") else np.asarray(X)
+        K = _matrix(self.kernel(rows, self.support_vectors_))
+        if K.shape != (_num_samples(rows), self.support_.shape[0]):
+            raise ValueError(f"the callable kernel returned shape {list(K.shape)}; "
+                             f"({_num_samples(rows)}, {self.support_.shape[0]}) was expected: "
+                             "the rows against the support vectors")
+        scores = K @ dense(coef).T + intercept
+        check_finite_scores(scores)
+        return scores
 
     def _solve(self, X, y, keep, Y, bounds, prepared, position):
         """Solve the problems ``Y`` on the rows ``keep`` of X (all when None): the
@@ -421,10 +498,11 @@ class DualSVC(_KernelClassifier):
         """The pairs' coefficients over every support vector, (n_pairs, n_SV)."""
         k = len(self.classes_)
         ends = np.concatenate([[0], np.cumsum(self.n_support_)])
-        coef = np.zeros((k * (k - 1) // 2, self.dual_coef_.shape[1]))
+        dual = dense(self.dual_coef_)
+        coef = np.zeros((k * (k - 1) // 2, dual.shape[1]))
         for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
-            coef[p, ends[i]:ends[i + 1]] = self.dual_coef_[j - 1, ends[i]:ends[i + 1]]
-            coef[p, ends[j]:ends[j + 1]] = self.dual_coef_[i, ends[j]:ends[j + 1]]
+            coef[p, ends[i]:ends[i + 1]] = dual[j - 1, ends[i]:ends[i + 1]]
+            coef[p, ends[j]:ends[j + 1]] = dual[i, ends[j]:ends[j + 1]]
         return coef
 
     def _problems(self, y):
@@ -474,6 +552,23 @@ class DualSVC(_KernelClassifier):
         scores = self._scores(X, self._pair_coef(), self.intercept_)
         return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
 
+    @property
+    def coef_(self):
+        """SVC's ``coef_``: the weights of a linear kernel's problems.
+
+        ``dual_coef_ @ support_vectors_``, one row per pair of classes for one-vs-one
+        models; sparse after a fit on sparse rows.
+        """
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        coef = self._pair_coef() if self._one_vs_one else dense(self.dual_coef_)
+        if sp.issparse(self.support_vectors_):
+            return (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
+        coef = coef @ self.support_vectors_
+        coef.flags.writeable = False  # (a change to it would change no prediction)
+        return coef
+
     def predict(self, X):
         """Class labels: by the decision's sign or argmax, or one-vs-one votes (SVC's).
 
@@ -489,8 +584,12 @@ class DualSVC(_KernelClassifier):
             ties to the first (LIBSVM's rule).
         """
         check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if not self._one_vs_one:
             return super().predict(X)
+        if self.break_ties and len(self.classes_) > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
         scores = self._scores(X, self._pair_coef(), self.intercept_)
         k = len(self.classes_)
         votes = np.zeros((scores.shape[0], k), np.int64)
@@ -498,6 +597,67 @@ class DualSVC(_KernelClassifier):
             votes[:, i] += scores[:, p] > 0
             votes[:, j] += scores[:, p] <= 0
         return self.classes_[np.argmax(votes, axis=1)]
+
+    # -- probabilities: LIBSVM's, for one-vs-one models ---------------------------
+
+    def _fit_sigmoids(self, X, y, sample_weight):
+        """One-vs-one: LIBSVM's probabilities (``svm_binary_svc_probability`` per pair of
+        classes, 5 random folds of the pair's rows, a sigmoid each; a class of one row
+        is no error); one-vs-rest: Platt's sigmoids per class (the mixin's)."""
+        if self.multi_class != "ovo":
+            return super()._fit_sigmoids(X, y, sample_weight)
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        sw = None if sample_weight is None else np.maximum(
+            np.asarray(sample_weight, dtype=np.float64), 0.0)
+        k = len(self.classes_)
+        # two classes: the decision is positive for classes_[1] (as every estimator's);
+        # pairs: for the pair's first class (SVC's one-vs-one decision)
+        pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
+        a, b = [], []
+        for p, (first, second) in enumerate(pairs):
+            rows = np.flatnonzero((y == self.classes_[first]) | (y == self.classes_[second]))
+            dec = pair_decisions(self, X, y, sw, rows, self.classes_[first], seed + p)
+            ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first],
+                                  None if sw is None else sw[rows])
+            a.append(ap)
+            b.append(bp)
+        self.probA_ = np.asarray(a, dtype=np.float64)
+        self.probB_ = np.asarray(b, dtype=np.float64)
+        if k > 2:
+            self.pairwise_coupling_ = 1
+        return self
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order.
+
+        Available with ``probability=True``.  One-vs-one models (more than two
+        classes) give LIBSVM's: each pair's sigmoid of its decision values
+        (clipped to [1e-7, 1 - 1e-7]), coupled into one distribution by
+        ``multiclass_probability`` (Wu, Lin and Weng 2004), as SVC's.  Other
+        models: Platt's sigmoids, one-vs-rest ones normalised to sum to one.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows (see :meth:`decision_function`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probabilities summing to one per row.
+        """
+        check_is_fitted(self)
+        if not getattr(self, "pairwise_coupling_", 0) or not self._one_vs_one:
+            return super().predict_proba(X)
+        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        pairwise = 1.0 / (1.0 + np.exp(np.clip(scores * self.probA_ + self.probB_, -500, 500)))
+        pairwise = np.clip(pairwise, 1e-7, 1 - 1e-7)
+        k = len(self.classes_)
+        r = np.zeros((scores.shape[0], k, k))
+        for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
+            r[:, i, j], r[:, j, i] = pairwise[:, p], 1.0 - pairwise[:, p]
+        return couple(r)
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):
