@@ -114,13 +114,10 @@ def _shard_fit(make, pattern, Xt, yt, repeats):
 
 
 def _in_memory(make, X, y, Xt, yt, repeats):
-    times = []
-    for _ in range(repeats):
-        est = make()
-        tic = time.perf_counter()
-        est.fit(X, y)
-        times.append(time.perf_counter() - tic)
-    return {"seconds": spread(times)["median"], "test_error": float(1 - est.score(Xt, yt))}
+    from .dask_scaling import timed
+
+    seconds, error = timed(make, X, y, Xt, yt, repeats)
+    return {"seconds": seconds["median"], "test_error": float(error)}
 
 
 def bench(name, data_dir, repeats, quick, cluster):

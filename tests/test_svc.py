@@ -445,3 +445,37 @@ def test_a_callable_kernel_is_the_precomputed_problem_of_its_matrix():
     assert counts.predict(["aaa", "bbb"]).tolist() == [0, 1]
     with pytest.raises(ModelFileError, match="callable kernel: the file would not hold"):
         save_model(mine, "never-written.model")
+
+
+def test_probabilities_keep_the_fits_weights_and_refits_leave_nothing_stale():
+    from sklearn.datasets import load_iris
+    from sklearn.metrics import log_loss
+
+    X, y = load_iris(return_X_y=True)
+    # a class of weight 0: its pairs' folds are one-sided, as the fit's problems are
+    zero = DualSVC(class_weight={0: 0.0, 1: 1.0, 2: 1.0}, probability=True,
+                   random_state=0).fit(X, y)
+    np.testing.assert_allclose(zero.predict_proba(X).sum(axis=1), 1.0)
+    balanced = DualSVC(class_weight="balanced", probability=True, random_state=0)
+    assert log_loss(y, balanced.fit(X, y).predict_proba(X)) < 0.2
+    sw = np.ones(len(y))
+    sw[::5] = -1.0  # negative weights drop their rows, in the folds and sigmoids too
+    for multi_class in ("ovo", "ovr"):
+        negative = DualSVC(multi_class=multi_class, probability=True, random_state=0)
+        dropped = DualSVC(multi_class=multi_class, probability=True, random_state=0)
+        np.testing.assert_array_equal(negative.fit(X, y, sample_weight=sw).probA_,
+                                      dropped.fit(X, y, sample_weight=np.maximum(sw, 0)).probA_)
+    binary = DualSVC(probability=True, random_state=0).fit(X[:100], y[:100])
+    with pytest.warns(FutureWarning):
+        svc = SVC(probability=True, random_state=0).fit(X[:100], y[:100])
+    assert np.abs(binary.predict_proba(X[:100]) - svc.predict_proba(X[:100])).max() < 0.05
+    clf = DualSVC(probability=True, random_state=0).fit(X, y)
+    assert clf.pairwise_coupling_ == 1
+    clf.set_params(kernel=lambda A, B: A @ B.T, probability=False).fit(X, y)
+    assert not hasattr(clf, "probA_") and not hasattr(clf, "pairwise_coupling_")
+    with pytest.raises(ValueError, match="not available with a callable kernel"):
+        clf.duality_gap(X, y)
+    coo = DualSVC(kernel=lambda A, B: A @ B.T).fit(sp.coo_matrix(X), y)
+    np.testing.assert_array_equal(coo.predict(X), clf.predict(X))
+    clf.set_params(kernel="rbf", multi_class="ovr", probability=True).fit(X, y)
+    assert not hasattr(clf, "pairwise_coupling_") and clf.probA_.shape == (3,)

@@ -637,3 +637,49 @@ def test_the_kernel_trace_counts_errors_against_the_files_labels(tmp_path, monke
     model = load_model(tmp_path / "m.model")
     assert last_error == pytest.approx(1 - np.mean(model.predict(X) == labels), abs=0.02)
     assert last_error < 0.2
+
+
+def _relist(members, meta):
+    """The header's list of arrays, made to describe ``members`` again."""
+    meta["arrays"] = {k: {"dtype": v.dtype.str, "shape": list(v.shape)}
+                      for k, v in members.items()}
+
+
+def test_dual_svc_files_pairwise_coupling_and_iterations_are_checked(tmp_path):
+    from pegasos import DualSVC
+    from pegasos.model_io import ModelFileError
+
+    X, y = _xy(n=60, n_classes=4)
+    path = tmp_path / "svc.model"
+    save_model(DualSVC(probability=True, random_state=0).fit(X, y), path)
+    members, meta = _unpack(path)
+    assert meta["attributes"]["pairwise_coupling_"] == 1 and members["probA_"].shape == (6,)
+    edits = [
+        ("attributes", "pairwise_coupling_", 2, r"pairwise_coupling_ must be 1"),
+        ("members", ("probA_", "probB_"), None, r"pairwise_coupling_ must be 1, and only in a "
+                                                r"one-vs-one model with probA_"),
+        ("members", "n_iter_", np.array([1, 2]), r"n_iter_ must count the iterations of each of "
+                                                  r"the 6 problems"),
+        ("members", "n_iter_", None, r"fitted attribute 'n_iter_' is missing"),
+    ]
+    for where, key, value, match in edits:
+        m, h = dict(members), json.loads(json.dumps(meta))
+        target = m if where == "members" else h["attributes"]
+        for name in key if isinstance(key, tuple) else (key,):
+            if value is None:
+                del target[name]
+            else:
+                target[name] = value
+        _relist(m, h)
+        _repack(path, m, h)
+        with pytest.raises(ModelFileError, match=match):
+            load_model(path)
+    m, h = dict(members), json.loads(json.dumps(meta))  # a file of the earlier layout
+    h["attributes"]["n_iter_"] = int(m.pop("n_iter_").sum())
+    del h["attributes"]["pairwise_coupling_"]
+    m["probA_"], m["probB_"] = m["probA_"][:4], m["probB_"][:4]  # (one sigmoid per class)
+    _relist(m, h)
+    _repack(path, m, h)
+    old = load_model(path)
+    assert old.n_iter_ == int(members["n_iter_"].sum())
+    np.testing.assert_allclose(old.predict_proba(X).sum(axis=1), 1.0)

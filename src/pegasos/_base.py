@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.validation import _num_samples
 
 from ._sampling import SAMPLING_MODES
 from ._sklearn_private import Interval, StrOptions, _check_sample_weight
@@ -261,7 +263,8 @@ def loss_weights(X, y, sample_weight, class_weight, classes, negative_as_zero=Fa
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
     except ValueError:
         raw = None if sample_weight is None else np.asarray(sample_weight)
-        if raw is not None and raw.dtype.kind in "iuf" and raw.size and not np.any(raw > 0):
+        if (raw is not None and raw.dtype.kind in "iuf" and raw.shape == (_num_samples(X),)
+                and np.all(np.isfinite(raw)) and not np.any(raw > 0)):
             raise ValueError(_NO_WEIGHT) from None  # (SVC's words, for zero and negative)
         raise
     if negative_as_zero:
@@ -336,6 +339,8 @@ def check_finite_fit(est):
     for key, value in vars(est).items():
         if not key.endswith("_") or key.startswith("_") or key == "support_vectors_":
             continue
+        if sp.issparse(value):  # (DualSVC's dual_coef_ after a sparse fit)
+            value = value.data
         if isinstance(value, np.ndarray) and value.dtype.kind == "f":
             finite = bool(np.all(np.isfinite(value)))
         elif isinstance(value, float):

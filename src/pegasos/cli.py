@@ -1088,6 +1088,8 @@ def _info(args, parser):
         "parameters": est.get_params(),
         "fitted": meta["attributes"],
     }
+    if isinstance(getattr(est, "n_iter_", None), np.ndarray):  # DualSVC's, one per problem
+        summary["fitted"] = {**summary["fitted"], "n_iter_": est.n_iter_.tolist()}
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel

@@ -672,10 +672,20 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
 
     shaped("intercept_", (n_models,))
     refuse.check(("probA_" in arrays) == ("probB_" in arrays), "probA_ and probB_ go together")
+    pairs = "pairwise_coupling_" in attributes
+    refuse.check(not pairs or (attributes["pairwise_coupling_"] == 1 and one_vs_one
+                               and "probA_" in arrays),
+                 "pairwise_coupling_ must be 1, and only in a one-vs-one model with probA_")
     if "probA_" in arrays:  # one per pair with LIBSVM's coupling (DualSVC's one-vs-one)
-        pairs = one_vs_one and attributes.get("pairwise_coupling_") == 1
         shaped("probA_", (n_models if pairs else n_problems,))
         shaped("probB_", (n_models if pairs else n_problems,))
+    if name == "DualSVC":  # its iterations: one per problem (a total in older files)
+        refuse.check("n_iter_" in arrays or "n_iter_" in attributes,
+                     "fitted attribute 'n_iter_' is missing")
+        if "n_iter_" in arrays:
+            refuse.check(arrays["n_iter_"].shape == (n_models,),
+                         f"n_iter_ must count the iterations of each of the {n_models} "
+                         f"problems; got shape {list(arrays['n_iter_'].shape)}")
     if "feature_names_in_" in arrays:
         shaped("feature_names_in_", (d,), kinds="U")
     if name in _LINEAR:

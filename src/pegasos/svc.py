@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
@@ -59,6 +59,13 @@ def _one_sided(Y, positive):
     return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
                       violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
                       inner_steps=0, converged=True)
+
+
+def _indexable(X):
+    """A callable kernel's rows: as given (CSR for sparse, an array for a list)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X)
+    return X if hasattr(X, "shape") else np.asarray(X)
 
 
 def _matrix(K):
@@ -166,8 +173,10 @@ class DualSVC(_KernelClassifier):
         the decision values of 5 random folds of the pair's rows (a class of
         one row is no error), and for more than two classes the pairs'
         probabilities coupled into one distribution (``probA_``, ``probB_``:
-        one per pair); one-vs-rest, Platt's sigmoids of 5 stratified folds, one
-        per class, normalised.
+        one per pair; with two classes, the sigmoid of the decision for
+        ``classes_[1]``, so that ``probB_`` has the opposite sign of SVC's,
+        which is oriented to ``classes_[0]``); one-vs-rest, Platt's sigmoids of
+        5 stratified folds, one per class, normalised.
     random_state : int, RandomState instance or None, default=None
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
@@ -360,14 +369,16 @@ class DualSVC(_KernelClassifier):
         """:meth:`fit` with a callable kernel: the precomputed problem of ``kernel(X, X)``,
         solved by a copy of this estimator, whose fitted attributes become this one's;
         the support vectors are the training rows."""
-        rows = X if hasattr(X, "shape") else np.asarray(X)
+        rows = _indexable(X)
         gram = _matrix(self.kernel(rows, rows))
         inner = clone(self).set_params(kernel="precomputed", callback=self.callback)
         inner.fit(gram, y, sample_weight)
+        for key in [key for key in vars(self) if key.endswith("_") and not key.startswith("_")]:
+            delattr(self, key)  # (a previous fit's)
         for key, value in vars(inner).items():
             if key.endswith("_") and not key.startswith("_"):
                 setattr(self, key, value)
-        self.support_vectors_ = rows[self.support_]
+        self.support_vectors_ = _safe_indexing(rows, self.support_)
         if getattr(rows, "ndim", 0) == 2:
             self.n_features_in_ = rows.shape[1]
         else:
@@ -379,7 +390,7 @@ class DualSVC(_KernelClassifier):
         from ``kernel(X, support_vectors_)``."""
         if not callable(self.kernel):
             return super()._scores(X, coef, intercept)
-        rows = X if hasattr(X, "shape") else np.asarray(X)
+        rows = _indexable(X)
         K = _matrix(self.kernel(rows, self.support_vectors_))
         if K.shape != (_num_samples(rows), self.support_.shape[0]):
             raise ValueError(f"the callable kernel returned shape {list(K.shape)}; "
@@ -564,9 +575,11 @@ class DualSVC(_KernelClassifier):
         check_is_fitted(self)
         coef = self._pair_coef() if self._one_vs_one else dense(self.dual_coef_)
         if sp.issparse(self.support_vectors_):
-            return (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
+            coef = (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
+            coef.data.flags.writeable = False  # (a change to it would change no prediction)
+            return coef
         coef = coef @ self.support_vectors_
-        coef.flags.writeable = False  # (a change to it would change no prediction)
+        coef.flags.writeable = False
         return coef
 
     def predict(self, X):
@@ -604,21 +617,27 @@ class DualSVC(_KernelClassifier):
         """One-vs-one: LIBSVM's probabilities (``svm_binary_svc_probability`` per pair of
         classes, 5 random folds of the pair's rows, a sigmoid each; a class of one row
         is no error); one-vs-rest: Platt's sigmoids per class (the mixin's)."""
+        if sample_weight is not None:  # (a negative weight drops its row, as in the fit)
+            sample_weight = np.maximum(np.asarray(sample_weight, dtype=np.float64), 0.0)
         if self.multi_class != "ovo":
             return super()._fit_sigmoids(X, y, sample_weight)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        sw = None if sample_weight is None else np.maximum(
-            np.asarray(sample_weight, dtype=np.float64), 0.0)
+        # the full fit's weights of every row (C per row, as LIBSVM's folds keep them): the
+        # folds take them as sample weights, and rows of weight 0 take no part (LIBSVM
+        # drops them before training)
+        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        folds = clone(self).set_params(class_weight=None)
         k = len(self.classes_)
         # two classes: the decision is positive for classes_[1] (as every estimator's);
         # pairs: for the pair's first class (SVC's one-vs-one decision)
         pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
         a, b = [], []
         for p, (first, second) in enumerate(pairs):
-            rows = np.flatnonzero((y == self.classes_[first]) | (y == self.classes_[second]))
-            dec = pair_decisions(self, X, y, sw, rows, self.classes_[first], seed + p)
-            ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first],
-                                  None if sw is None else sw[rows])
+            rows = np.flatnonzero(((y == self.classes_[first]) | (y == self.classes_[second]))
+                                  & (sw > 0))
+            dec = pair_decisions(folds, X, y, sw, rows, self.classes_[first], seed + p)
+            ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first], None)  # (unweighted,
+            # as LIBSVM's sigmoid_train)
             a.append(ap)
             b.append(bp)
         self.probA_ = np.asarray(a, dtype=np.float64)
@@ -673,4 +692,8 @@ class DualSVC(_KernelClassifier):
         __GAP_PARAMETERS__
         """
         check_is_fitted(self)
+        if callable(self.kernel):
+            raise ValueError("duality_gap is not available with a callable kernel: compute "
+                             "the Gram matrix and fit with kernel='precomputed' to certify a "
+                             "model")
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
