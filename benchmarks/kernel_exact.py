@@ -135,7 +135,7 @@ def bench(name, data_dir, quick, repeats):
                "kernel_evals_per_row": getattr(model, "n_kernel_evals_", 0) / rows or None,
                "dual_objective": dual_objective(model, X, gamma)
                if not multiclass and rows == len(y) and label.startswith(DUAL_MODELS) else None,
-               "iterations": getattr(model, "n_iter_", None) if label.startswith("Dual")
+               "iterations": int(np.sum(model.n_iter_)) if label.startswith("Dual")
                else None, "peak_traced_mb": peak / 2**20,
                "relative_gap": float(np.max(model.relative_gap_))
                if hasattr(model, "relative_gap_") else None}
