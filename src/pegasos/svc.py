@@ -99,17 +99,18 @@ class DualSVC(_KernelClassifier):
     section 12): its columns are a fifth as long, so 200 MB keeps five times
     as many, and its problems are smaller.
 
+    ``kernel`` may also be a callable, as SVC's: ``kernel(A, B)`` returns the
+    (len(A), len(B)) kernel matrix of two sets of rows (of any type the callable
+    reads: arrays, strings...).  The fit solves the precomputed problem of
+    ``kernel(X, X)``; ``support_vectors_`` keeps the training rows and prediction
+    computes ``kernel(X, support_vectors_)``.  Such a model cannot be saved to a
+    file (it would not hold the function).
+
     Parameters
     ----------
     C : float > 0, default=1.0
         Weight of the hinge loss, as in :class:`sklearn.svm.SVC`.
     __KERNEL_PARAMETERS__
-        DualSVC also takes a callable, as SVC: ``kernel(A, B)`` returns the
-        (len(A), len(B)) kernel matrix of two sets of rows (of any type the
-        callable reads: arrays, strings...).  The fit solves the precomputed
-        problem of ``kernel(X, X)``; ``support_vectors_`` keeps the training
-        rows and prediction computes ``kernel(X, support_vectors_)``.  Such a
-        model cannot be saved to a file (it would not hold the function).
     tol : float > 0, default=1e-3
         Stop when every problem's largest violation of the optimality
         conditions, ``max -y_i G_i`` over the variables that may grow minus
