@@ -61,6 +61,7 @@ class Progress:
         self.pairs = pairs
         self.done = {}
         self.history = {}
+        self.holdout_error = None  # a stream fit's last measurement
 
     def __call__(self, report):
         if self.bar.total is None and report.iterations_total > 0:  # a budget the fit resolved
@@ -102,7 +103,7 @@ class Progress:
             return
         postfix = {"rows read": f"{report.rows_read:,}",
                    "MB/s": f"{report.bytes_read / max(report.seconds, 1e-9) / 1e6:.0f}"}
-        if getattr(self, "holdout_error", None) is not None:
+        if self.holdout_error is not None:
             postfix["held-out error"] = f"{100 * self.holdout_error:.2f}%"
         self.bar.set_postfix(postfix, refresh=False)
 
