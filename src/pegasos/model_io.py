@@ -310,7 +310,9 @@ _META_CAP = 1 << 20  # bytes: a header is a few kB
 _NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: < 64 kB)
 
 _COMMON_ARRAYS = {"classes_", "intercept_"}
-_OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_", "n_iter_"}
+_OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
+#: Arrays that only some fits of one estimator have.
+_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_"}}  # (a header number in older files)
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
@@ -635,15 +637,9 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     allowed, _ = _SCHEMA[name]
     present = set(arrays)
     missing = sorted(allowed - present)
-    extra = sorted(present - allowed - _OPTIONAL_ARRAYS)
+    extra = sorted(present - allowed - _OPTIONAL_ARRAYS - _OWN_OPTIONAL_ARRAYS.get(name, set()))
     refuse.check(not missing, f"array {missing[0] if missing else ''!r} is missing")
     refuse.check(not extra, f"unexpected array {extra[0] if extra else ''!r} for {name}")
-    if "n_iter_" in arrays:  # DualSVC's, one count per problem
-        counts = arrays["n_iter_"]
-        refuse.check(name == "DualSVC" and counts.ndim == 1 and counts.dtype.kind in "iu"
-                     and bool(np.all(counts >= 0)) and "n_iter_" not in attributes,
-                     f"array 'n_iter_' must be DualSVC's iterations per problem (non-negative "
-                     f"integers, one dimension); got {counts.dtype} of shape {list(counts.shape)}")
     d = attributes["n_features_in_"]
     classes = arrays["classes_"]
     refuse.check(classes.ndim == 1 and classes.shape[0] >= 2,
@@ -680,12 +676,15 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         shaped("probA_", (n_models if pairs else n_problems,))
         shaped("probB_", (n_models if pairs else n_problems,))
     if name == "DualSVC":  # its iterations: one per problem (a total in older files)
-        refuse.check("n_iter_" in arrays or "n_iter_" in attributes,
-                     "fitted attribute 'n_iter_' is missing")
-        if "n_iter_" in arrays:
-            refuse.check(arrays["n_iter_"].shape == (n_models,),
-                         f"n_iter_ must count the iterations of each of the {n_models} "
-                         f"problems; got shape {list(arrays['n_iter_'].shape)}")
+        refuse.check(("n_iter_" in arrays) != ("n_iter_" in attributes),
+                     "fitted attribute 'n_iter_' is missing" if "n_iter_" not in attributes
+                     else "n_iter_ is both an array and a header attribute")
+        counts = arrays.get("n_iter_")
+        refuse.check(counts is None or (counts.shape == (n_models,) and counts.dtype.kind in "iu"
+                                        and bool(np.all(counts >= 0))),
+                     f"n_iter_ must count the iterations of each of the {n_models} problems "
+                     "(non-negative integers); got "
+                     f"{getattr(counts, 'dtype', '')}{list(getattr(counts, 'shape', ()))}")
     if "feature_names_in_" in arrays:
         shaped("feature_names_in_", (d,), kinds="U")
     if name in _LINEAR:

@@ -689,7 +689,7 @@ class RowSource:
         self.cached = None
         self._blocks = None
         self._pending = None  # (X, y) of a block not all taken
-        self._seen = {}  # path: (size, mtime_ns) when the fit first opened it
+        self._seen = {}  # path: its record (_source_record) when the fit began
         self._writer = None
         paths, cache = stream.paths, stream.cache
         if len(paths) == 1 and is_cache(paths[0]):
@@ -697,10 +697,9 @@ class RowSource:
             return
         for path in paths:  # each file as the fit found it: later changes are errors
             try:
-                info = os.stat(path)
+                self._seen[path] = _source_record(path)
             except FileNotFoundError:
                 raise DataFormatError(path, None, "does not exist") from None
-            self._seen[path] = (info.st_size, info.st_mtime_ns)
         if cache is not None:
             self.cached = _fresh_cache(cache, paths, stream.zero_based)
             if self.cached is None:
@@ -756,12 +755,13 @@ class RowSource:
             to_skip = self.skip if self.passes else 0
             while to_skip and self._take_part(to_skip) is not None:  # the held-out rows
                 to_skip -= self._last
-        parts = []
-        while sum(X.shape[0] for X, _ in parts) < m:
-            part = self._take_part(m - sum(X.shape[0] for X, _ in parts))
+        parts, got = [], 0
+        while got < m:
+            part = self._take_part(m - got)
             if part is None:
                 break
             parts.append(part)
+            got += self._last
         if not parts:
             return None
         return stack_rows([X for X, _ in parts]), np.concatenate([y for _, y in parts])
@@ -785,7 +785,7 @@ class RowSource:
         if block is None:
             self._blocks, self.passes = None, self.passes + 1
             if self._writer is not None and self._writer.n_rows:  # the first pass is
-                self._writer.finish([self._record(p) for p in self.stream.paths])  # complete
+                self._writer.finish([self._seen[p] for p in self.stream.paths])  # complete
                 self.close()
                 self.cached, self.cache_from = load_cache(self.stream.cache), self.skip
             return None
@@ -804,16 +804,12 @@ class RowSource:
                 yield block
             self._check_unchanged(path)
 
-    def _record(self, path):
-        size, mtime_ns = self._seen[path]
-        return {"path": os.path.abspath(path), "size": size, "mtime_ns": mtime_ns}
-
     def _check_unchanged(self, path):
         try:
-            info = os.stat(path)
+            now = _source_record(path)
         except FileNotFoundError:
             raise DataFormatError(path, None, "vanished while the fit was reading it") from None
-        if self._seen[path] != (info.st_size, info.st_mtime_ns):
+        if self._seen[path] != now:
             raise DataFormatError(path, None, "changed while the fit was reading it (its size "
                                   "or modification time is not what it was when the fit "
                                   "began); the fit stops rather than mix two versions")

@@ -70,7 +70,7 @@ def _indexable(X):
 
 def _matrix(K):
     """A callable kernel's matrix as a float64 array (a sparse one made dense)."""
-    return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+    return np.asarray(dense(K), dtype=np.float64)
 
 
 @_documented
