@@ -733,3 +733,26 @@ def test_the_compiled_conversions_round_as_python_does():
     np.testing.assert_array_equal(X.indptr, np.arange(len(numbers) + 1))
     np.testing.assert_array_equal(X.data.view(np.int64), want.view(np.int64))
     np.testing.assert_array_equal(y.view(np.int64), want.view(np.int64))
+
+
+def test_seventeen_digit_numbers_are_converted_in_compiled_code():
+    """scikit-learn's dump_svmlight_file writes 16-17 significant digits: Eisel-Lemire
+    converts them without Python's float (before it, every one went to Python)."""
+    from pegasos._numba.svmlight import Parsed, parse_block
+
+    values = np.random.default_rng(1).standard_normal(5000) * 10.0 ** np.arange(-20, 30, 0.01)
+    chunk = "".join(f"1 1:{v!r}\n" for v in values.tolist()).encode()
+    lines, colons = chunk.count(b"\n") + 1, chunk.count(b":")
+    out = Parsed(np.empty(lines), np.empty(lines + 1, np.int64), np.empty(colons, np.int64),
+                 np.empty(colons), np.empty((colons + lines, 3), np.int64))
+    rows, nnz, n_slow, bad = parse_block(np.frombuffer(chunk, np.uint8), np.int64(1), out)
+    assert (rows, nnz, bad) == (5000, 5000, -1)
+    assert n_slow < 250  # (5,000 before Eisel-Lemire)
+    from decimal import Decimal
+
+    for _, start, stop in out.slow[:n_slow].tolist():  # left to Python: only those whose
+        text = chunk[start:stop].decode()  # 128-bit product is exact, which the algorithm
+        assert Decimal(text) == Decimal(float(text))  # cannot tell from a halfway point
+    slow = set(out.slow[:n_slow, 0].tolist())
+    fast = [i for i in range(nnz) if i not in slow]
+    np.testing.assert_array_equal(out.values[fast].view(np.int64), values[fast].view(np.int64))
