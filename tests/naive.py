@@ -482,3 +482,63 @@ def multiclass_probability(k, r):
                 Qp[j] = (Qp[j] + diff * Q[t][j]) / (1 + diff)
                 p[j] /= 1 + diff
     return p
+
+
+def libsvm_smo(Q, p, y, C, a, *, tol, by_sign=False, max_steps=10**6):
+    """LIBSVM's ``Solver`` (``by_sign``: ``Solver_NU``), slowly: ``min 1/2 a'Qa + p'a`` with
+    ``0 <= a <= C`` and ``y'a`` (with ``by_sign`` also each sign's sum) fixed by the start
+    ``a``, one pair at a time over all the variables -- i the largest -yG that may move up
+    (of its sign), j LIBSVM's second-order choice (of the same sign) -- until the largest
+    violation is at most tol; no working sets, no shrinking.  Returns (a, G)."""
+    a = np.array(a, dtype=np.float64)
+    G = Q @ a + p
+    groups = [y > 0, y < 0] if by_sign else [np.ones(len(y), bool)]
+    for _ in range(max_steps):
+        s = -y * G
+        up = np.where(y > 0, a < C, a > 0)
+        low = np.where(y > 0, a > 0, a < C)
+        best = None
+        for side in groups:
+            ups, lows = np.flatnonzero(up & side), np.flatnonzero(low & side)
+            if not ups.size or not lows.size or s[ups].max() - s[lows].min() <= tol:
+                continue
+            i = ups[np.argmax(s[ups])]
+            b = s[i] - s[lows]
+            ok = b > 0
+            curv = Q[i, i] + np.diag(Q)[lows] - 2 * y[i] * y[lows] * Q[i, lows]
+            gain = -(b ** 2) / np.where(curv > 0, curv, 1e-12)
+            j = lows[ok][np.argmin(gain[ok])]
+            if best is None or gain[lows == j][0] < best[0]:
+                best = (gain[lows == j][0], i, j)
+        if best is None:
+            return a, G
+        _, i, j = best
+        curv = Q[i, i] + Q[j, j] - 2 * y[i] * y[j] * Q[i, j]
+        t = (y[j] * G[j] - y[i] * G[i]) / (curv if curv > 0 else 1e-12)
+        t = min(t, C[i] - a[i] if y[i] > 0 else a[i], a[j] if y[j] > 0 else C[j] - a[j])
+        a[i] += y[i] * t
+        a[j] -= y[j] * t
+        G += Q[:, i] * y[i] * t - Q[:, j] * y[j] * t
+    raise RuntimeError("libsvm_smo did not converge")
+
+
+def libsvm_rho(y, C, a, G, *, by_sign=False):
+    """LIBSVM's ``calculate_rho``: the mean y G over the free variables (else the middle of
+    the feasible interval); ``by_sign``: Solver_NU's, returning (rho, r) from each sign's
+    mean G."""
+    def middle(values, free, upper, lower):
+        if free.any():
+            return values[free].mean()
+        return (values[lower].min(initial=np.inf) + values[upper].max(initial=-np.inf)) / 2
+
+    at_upper, at_lower = a >= C, a <= 0
+    free = ~at_upper & ~at_lower
+    if not by_sign:
+        yG = y * G
+        # where -yG may only fall (y > 0 at the upper bound, y < 0 at the lower) yG bounds
+        # rho from below, and from above at the other bound
+        below = (at_upper & (y > 0)) | (at_lower & (y < 0))
+        above = (at_upper & (y < 0)) | (at_lower & (y > 0))
+        return middle(yG, free, below, above)
+    r = [middle(G, free & side, at_upper & side, at_lower & side) for side in (y > 0, y < 0)]
+    return (r[0] - r[1]) / 2, (r[0] + r[1]) / 2

@@ -1,17 +1,20 @@
-"""scikit-learn's own SVC tests run against :class:`pegasos.DualSVC`.
+"""scikit-learn's own tests of LIBSVM's estimators run against ours: ``SVC``, ``NuSVC``,
+``SVR``, ``NuSVR`` and ``OneClassSVM`` replaced by :class:`pegasos.DualSVC`,
+:class:`~pegasos.DualNuSVC`, :class:`~pegasos.DualSVR`, :class:`~pegasos.DualNuSVR` and
+:class:`~pegasos.DualOneClassSVM`.
 
 The outcomes are keyed ``module::test[parameters]``.
 
 ``python -m tests.sklearn_svc_suite OUT.json`` runs scikit-learn's
 ``sklearn/svm/tests/test_svm.py`` and ``test_sparse.py`` (of the installed
 version, unchanged, where it installed them) with a pytest plugin that replaces
-``sklearn.svm.SVC`` with ``DualSVC`` before they are imported, and writes each
-test's outcome and whether it applies to SVC:
+those five classes with ours before they are imported, and writes each test's outcome
+and whether it applies to them:
 
-- a test parametrized by estimator classes applies when one of them is ``DualSVC``
-  (the replaced ``svm.SVC``);
-- any other test applies when its source (decorators included) names ``SVC``
-  (not ``LinearSVC`` nor ``NuSVC``).
+- a test parametrized by estimator classes or instances applies when one of them is
+  ours (a replaced class);
+- any other test applies when its source (decorators included) names one of the five
+  (not ``LinearSVC`` nor ``LinearSVR``).
 
 ``tests/test_sklearn_svc.py`` compares the outcomes with the list of expected
 failures and their reasons.
@@ -35,10 +38,14 @@ import re
 import sklearn.svm
 from sklearn.base import BaseEstimator
 
-from pegasos import DualSVC
+from pegasos import DualNuSVC, DualNuSVR, DualOneClassSVM, DualSVC, DualSVR
 
-sklearn.svm.SVC = DualSVC  # before the test modules import it
-NAMES_SVC = re.compile(r"(?<![A-Za-z_])SVC\\b")
+REPLACED = {"SVC": DualSVC, "NuSVC": DualNuSVC, "SVR": DualSVR, "NuSVR": DualNuSVR,
+            "OneClassSVM": DualOneClassSVM}
+for _name, _ours in REPLACED.items():  # before the test modules import them
+    setattr(sklearn.svm, _name, _ours)
+OURS = tuple(REPLACED.values())
+NAMES_SVC = re.compile(r"(?<![A-Za-z_])(SVC|NuSVC|SVR|NuSVR|OneClassSVM)\\b")
 OUTCOMES = {}
 
 
@@ -48,9 +55,11 @@ def _name(item):
 
 def _applies(item):
     params = getattr(getattr(item, "callspec", None), "params", {})
-    estimators = [v for v in params.values() if isinstance(v, type) and issubclass(v, BaseEstimator)]
+    estimators = [v if isinstance(v, type) else type(v) for v in params.values()
+                  if isinstance(v, BaseEstimator)
+                  or (isinstance(v, type) and issubclass(v, BaseEstimator))]
     if estimators:
-        return any(c is DualSVC for c in estimators)
+        return any(c in OURS for c in estimators)
     try:
         return bool(NAMES_SVC.search(inspect.getsource(item.function)))
     except (OSError, TypeError):

@@ -22,7 +22,7 @@ from numpydoc import validate as numpydoc_validate
 
 MODULES = ["pegasos", "pegasos.linear", "pegasos.kernel", "pegasos.objective",
            "pegasos.model_io", "pegasos.datasets", "pegasos.plotting", "pegasos.interchange",
-           "pegasos.dask_backend", "pegasos.svc"]
+           "pegasos.dask_backend", "pegasos.svc", "pegasos.svr", "pegasos.one_class"]
 ALWAYS_EXEMPT = {"ES01", "RT02"}
 METHOD_EXEMPT = {"SA01", "EX01"}
 

@@ -96,7 +96,8 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
                                     "pegasos.kernel", "pegasos.linear", "pegasos._base",
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
-                                    "pegasos._memory", "pegasos.stream"])
+                                    "pegasos._memory", "pegasos.stream", "pegasos.svc",
+                                    "pegasos.svr", "pegasos.one_class"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

@@ -17,6 +17,10 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 #: public name -> the module that defines it
 _EXPORTS = {
     "DualSVC": ".svc",
+    "DualSVR": ".svr",
+    "DualNuSVC": ".svc",
+    "DualNuSVR": ".svr",
+    "DualOneClassSVM": ".one_class",
     "DualityGap": ".objective",
     "duality_gap": ".objective",
     "KernelPegasosClassifier": ".kernel",

@@ -233,11 +233,12 @@ def check_class_weight(class_weight):
 
 
 def check_exclusive_params(est):
-    """lam and C, nu and C, and n_iter and n_epochs, are alternatives: at most one of each.
+    """lam and C, nu and C (where ``_NU_OR_C``: the SBP's), and n_iter and n_epochs, are
+    alternatives: at most one of each.
     (The parameters are read as attributes: ``get_params`` costs tens of microseconds.)"""
     lam, C, nu = (getattr(est, name, None) for name in ("lam", "C", "nu"))
     n_iter, n_epochs = getattr(est, "n_iter", None), getattr(est, "n_epochs", None)
-    if nu is not None and C is not None:
+    if nu is not None and C is not None and getattr(est, "_NU_OR_C", False):
         raise ValueError("Give either nu or C, not both.")
     if lam is not None and C is not None:
         raise ValueError(

@@ -30,10 +30,16 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _num_samples,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._base import (
     ESTIMATOR_CONSTRAINTS,
@@ -176,13 +182,27 @@ class _SparseGram(TypeError, ValueError):
     """A sparse Gram matrix: SVC's TypeError, and the ValueError of other bad input."""
 
 
+def _indexable(X):
+    """A callable kernel's rows: as given (CSR for sparse, an array for a list)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X)
+    return X if hasattr(X, "shape") else np.asarray(X)
+
+
+def _matrix(K):
+    """A callable kernel's matrix as a float64 array (a sparse one made dense)."""
+    return np.asarray(dense(K), dtype=np.float64)
+
+
 def dense(coef):
     """Dual coefficients as an array (SVC's are a sparse matrix after a sparse fit)."""
     return coef.toarray() if sp.issparse(coef) else coef
 
 
-class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
-    """Kernel parameters, one-vs-rest, support vectors and prediction."""
+class _KernelModel(BaseEstimator):
+    """Kernel parameters, the training rows made ready for the solvers, and the decision
+    values of support vectors: what the kernel classifiers, :class:`~pegasos.DualSVR`
+    and :class:`~pegasos.DualOneClassSVM` share."""
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions(set(KERNELS))],
@@ -190,12 +210,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         "coef0": [Interval(Real, -math.inf, math.inf, closed="neither")],
         "degree": [Interval(Integral, 0, 2**31 - 1, closed="both")],  # LIBSVM's int
         "cache_size": [Interval(Real, 0, math.inf, closed="left")],
-        **ESTIMATOR_CONSTRAINTS,
     }
-
-    #: Values per training row that each one-vs-rest problem's fit holds: its targets,
-    #: the solver's state (kernel Pegasos and the Perceptron: 3 arrays) and its output.
-    _PER_ROW = 5
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -203,22 +218,8 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _check_memory(self, n, n_classes):
-        """Refuse, before allocating them, problems whose per-row arrays exceed memory."""
-        n_problems = 1 if n_classes == 2 else n_classes
-        check_memory(8 * self._PER_ROW * n_problems * n,
-                     f"{type(self).__name__}'s {n_problems} one-vs-rest problems on {n} rows "
-                     f"({self._PER_ROW} values per row each, 8 bytes a value)")
-
-    # -- input ---------------------------------------------------------------
-
-    def _validate_xy(self, X, y, reset):
-        check_sparse_structure(X)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
-            dtype=np.float64 if self.kernel == "precomputed" else [np.float64, np.float32],
-        )
-        check_classification_targets(y)
+    def _check_gram(self, X):
+        """Refuse a precomputed kernel that is not a dense square Gram matrix."""
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"With kernel='precomputed', X must be the square Gram matrix of the training "
@@ -227,7 +228,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed" and sp.issparse(X):
             raise _SparseGram("Sparse precomputed kernels are not supported: with "
                               "kernel='precomputed', X must be a dense Gram matrix.")
-        return X, y
 
     def _kernel_args(self, X):
         """The :class:`~pegasos._numba.kernels.Kernel`, gamma resolved on X as SVC does."""
@@ -238,17 +238,10 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         """The fitted kernel for the compiled code (:class:`~pegasos._numba.kernels.Kernel`)."""
         return _kernel_args(self.kernel, self.gamma_, self.coef0, self.degree, None)
 
-    def _binary_targets(self, y):
-        return binary_targets(self.classes_, y)
-
-    def _setup(self, X, y):
-        """Classes, kernel arguments; the rows, their squared norms, the diagonal of K,
+    def _prepare(self, X):
+        """gamma resolved on X (``gamma_``); the rows, their squared norms, the diagonal of K,
         and K itself for a small training set (:func:`~pegasos._solvers.gram.use_gram`;
         else None): the solvers then run on it, and compile once for every kind of rows."""
-        classes = np.unique(y)
-        check_two_classes(classes)
-        self._check_memory(X.shape[0], len(classes))
-        self.classes_ = classes
         self.gamma_ = self._kernel_args(X).gamma
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
@@ -266,6 +259,117 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
                 "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
             )
         return rows, sqnorm, diag, gram
+
+    def _fit_callable(self, X, y, sample_weight):
+        """``fit`` with a callable kernel: the precomputed problem of ``kernel(X, X)``,
+        solved by a copy of this estimator, whose fitted attributes become this one's;
+        the support vectors are the training rows."""
+        rows = _indexable(X)
+        gram = _matrix(self.kernel(rows, rows))
+        n = _num_samples(rows)
+        if gram.shape != (n, n):
+            raise ValueError(f"the callable kernel returned shape {list(gram.shape)} for the "
+                             f"{n} training rows; ({n}, {n}) was expected")
+        inner = clone(self).set_params(kernel="precomputed", callback=self.callback)
+        inner.fit(gram, y, sample_weight)
+        for key in [key for key in vars(self) if key.endswith("_") and not key.startswith("_")]:
+            delattr(self, key)  # (a previous fit's)
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        self.support_vectors_ = _safe_indexing(rows, self.support_)
+        if getattr(rows, "ndim", 0) == 2:
+            self.n_features_in_ = rows.shape[1]
+        else:
+            del self.n_features_in_
+        return self
+
+    def _scores(self, X, coef, intercept):
+        """``coef @ K(support_vectors_, X) + intercept``, (n_samples, len(coef)), for the
+        coefficients ``coef`` over the support vectors; X validated here (a callable
+        kernel's: ``kernel(X, support_vectors_)``, X as given)."""
+        if callable(self.kernel):
+            rows = _indexable(X)
+            K = _matrix(self.kernel(rows, self.support_vectors_))
+            if K.shape != (_num_samples(rows), self.support_.shape[0]):
+                raise ValueError(f"the callable kernel returned shape {list(K.shape)}; "
+                                 f"({_num_samples(rows)}, {self.support_.shape[0]}) was "
+                                 "expected: the rows against the support vectors")
+            scores = K @ dense(coef).T + intercept
+            check_finite_scores(scores)
+            return scores
+        check_sparse_structure(X)
+        coef = dense(coef)
+        dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=dtype, order="C",
+            accept_large_sparse=True, reset=False,
+        )
+        if self.kernel == "precomputed":
+            scores = column_products(X, self.support_, coef)
+        else:
+            X, support_vectors = compact_columns(X, self.support_vectors_)
+            scores = decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
+                                     np.ascontiguousarray(coef, dtype=np.float64), self._kargs)
+        scores += intercept
+        check_finite_scores(scores)
+        return scores
+
+    def _products(self, X, left, right, coef, bias2=0.0):
+        """``(K(X[left], X[right]) + bias2) @ coef.T``, of shape (len(left), n_problems);
+        ``left`` or ``right`` None for every row of X.  With ``kernel="precomputed"``,
+        X is the training Gram matrix, which both index."""
+        A = X if left is None else X[left]
+        if self.kernel == "precomputed":
+            products = A @ coef.T if right is None else column_products(A, right, coef)
+        else:
+            A, B = compact_columns(A, X if right is None else X[right])
+            products = decision_values(as_rows(A, A.dtype), as_rows(B, B.dtype), coef,
+                                       self._kargs)
+        return products + bias2 * coef.sum(axis=1)
+
+
+class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
+    """Kernel parameters, one-vs-rest, support vectors and prediction."""
+
+    _parameter_constraints: dict = {
+        **_KernelModel._parameter_constraints,
+        **ESTIMATOR_CONSTRAINTS,
+    }
+
+    #: Values per training row that each one-vs-rest problem's fit holds: its targets,
+    #: the solver's state (kernel Pegasos and the Perceptron: 3 arrays) and its output.
+    _PER_ROW = 5
+
+    def _check_memory(self, n, n_classes):
+        """Refuse, before allocating them, problems whose per-row arrays exceed memory."""
+        n_problems = 1 if n_classes == 2 else n_classes
+        check_memory(8 * self._PER_ROW * n_problems * n,
+                     f"{type(self).__name__}'s {n_problems} one-vs-rest problems on {n} rows "
+                     f"({self._PER_ROW} values per row each, 8 bytes a value)")
+
+    # -- input ---------------------------------------------------------------
+
+    def _validate_xy(self, X, y, reset):
+        check_sparse_structure(X)
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
+            dtype=np.float64 if self.kernel == "precomputed" else [np.float64, np.float32],
+        )
+        check_classification_targets(y)
+        self._check_gram(X)
+        return X, y
+
+    def _binary_targets(self, y):
+        return binary_targets(self.classes_, y)
+
+    def _setup(self, X, y):
+        """Classes and :meth:`_prepare`'s rows, squared norms, diagonal and kernel matrix."""
+        classes = np.unique(y)
+        check_two_classes(classes)
+        self._check_memory(X.shape[0], len(classes))
+        self.classes_ = classes
+        return self._prepare(X)
 
     def _report(self, problem, t, done, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
@@ -312,26 +416,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         scores = self._scores(X, self.dual_coef_, self.intercept_)
         return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def _scores(self, X, coef, intercept):
-        """``coef @ K(support_vectors_, X) + intercept``, (n_samples, len(coef)), for the
-        coefficients ``coef`` over the support vectors; X validated here."""
-        check_sparse_structure(X)
-        coef = dense(coef)
-        dtype = self.support_vectors_.dtype if self.kernel != "precomputed" else np.float64
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=dtype, order="C",
-            accept_large_sparse=True, reset=False,
-        )
-        if self.kernel == "precomputed":
-            scores = column_products(X, self.support_, coef)
-        else:
-            X, support_vectors = compact_columns(X, self.support_vectors_)
-            scores = decision_values(as_rows(X, dtype), as_rows(support_vectors, dtype),
-                                     np.ascontiguousarray(coef, dtype=np.float64), self._kargs)
-        scores += intercept
-        check_finite_scores(scores)
-        return scores
 
     def predict(self, X):
         """Class labels: the sign of the decision (binary) or its argmax (one-vs-rest).
@@ -426,19 +510,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             primal=float(0.5 * lam * w2[c] + sw @ np.maximum(z[:, c], 0.0) / m),
             dual=float(best_multiple(alpha[:, c], sw, m, quad[c]))))
             for c in range(Y.shape[1])]
-
-    def _products(self, X, left, right, coef, bias2=0.0):
-        """``(K(X[left], X[right]) + bias2) @ coef.T``, of shape (len(left), n_problems);
-        ``left`` or ``right`` None for every row of X.  With ``kernel="precomputed"``,
-        X is the training Gram matrix, which both index."""
-        A = X if left is None else X[left]
-        if self.kernel == "precomputed":
-            products = A @ coef.T if right is None else column_products(A, right, coef)
-        else:
-            A, B = compact_columns(A, X if right is None else X[right])
-            products = decision_values(as_rows(A, A.dtype), as_rows(B, B.dtype), coef,
-                                       self._kargs)
-        return products + bias2 * coef.sum(axis=1)
 
     def _is_training_set(self, X):
         """Whether X holds the support vectors at their training rows (the start of
@@ -928,6 +999,7 @@ class SBPClassifier(_KernelClassifier):
                          nu=[Interval(Real, 0, math.inf, closed="left"), "array-like", None]),
     }
     _PER_ROW = 6  # targets, the SBP's 4 state arrays, the output
+    _NU_OR_C = True  # (check_exclusive_params: nu is the budget that C would give)
 
     def __init__(
         self, nu=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None,

@@ -115,10 +115,12 @@ def _estimators():
     from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
     from .linear import PegasosClassifier
-    from .svc import DualSVC
+    from .one_class import DualOneClassSVM
+    from .svc import DualNuSVC, DualSVC
+    from .svr import DualNuSVR, DualSVR
 
     classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
-               DaskPegasosClassifier, DualSVC)
+               DaskPegasosClassifier, DualSVC, DualNuSVC, DualSVR, DualNuSVR, DualOneClassSVM)
     return {cls.__name__: cls for cls in classes}
 
 
@@ -313,7 +315,15 @@ _COMMON_ARRAYS = {"classes_", "intercept_"}
 _OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
 #: Arrays that only some fits of one estimator have.
 _OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_"}}  # (a header number in older files)
+#: The estimators of SVC's one-vs-one layout.
+_ONE_VS_ONE = ("DualSVC", "DualNuSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
+#: The models of one problem and no classes (regression, one-class).
+_SINGLE = ("DualSVR", "DualOneClassSVM")
+_SINGLE_ARRAYS = _KERNEL_ARRAYS - {"classes_"}
+_SINGLE_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+                   "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral,
+                   "violation_": Real, "objective_": Real}
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
     "PegasosClassifier": (
@@ -344,6 +354,14 @@ _SCHEMA = {
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
          "n_kernel_columns_": Integral, "fit_status_": Integral},
     ),
+    "DualNuSVC": (
+        _KERNEL_ARRAYS | {"violation_", "relative_gap_", "n_iter_", "C_"},
+        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+         "n_kernel_columns_": Integral, "fit_status_": Integral},
+    ),
+    "DualSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
+    "DualNuSVR": (_SINGLE_ARRAYS, {**_SINGLE_SCALARS, "epsilon_": Real}),
+    "DualOneClassSVM": (_SINGLE_ARRAYS | {"offset_"}, _SINGLE_SCALARS),
 }
 
 
@@ -607,7 +625,8 @@ def _assemble_sparse(arrays, refuse):
 _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
                      "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
                      # (n_iter_: files before it was per problem)
-                     "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral}}
+                     "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral},
+                     "DualNuSVC": {"pairwise_coupling_": Integral}}
 
 
 def _check_scalars(name, attributes, refuse):
@@ -641,7 +660,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     refuse.check(not missing, f"array {missing[0] if missing else ''!r} is missing")
     refuse.check(not extra, f"unexpected array {extra[0] if extra else ''!r} for {name}")
     d = attributes["n_features_in_"]
-    classes = arrays["classes_"]
+    classes = arrays.get("classes_", np.array([-1, 1]))  # (one problem: regression, one class)
     refuse.check(classes.ndim == 1 and classes.shape[0] >= 2,
                  f"classes_ must list at least two classes; got shape {list(classes.shape)}")
     refuse.check(np.all(classes[1:] > classes[:-1]), "classes_ must be sorted and distinct")
@@ -651,7 +670,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     # DualSVC's one-vs-one layout (SVC's): k - 1 rows of dual_coef_, one model per pair
     k = classes.shape[0]
     coef = arrays.get("dual_coef_")
-    one_vs_one = (name == "DualSVC" and k > 2 and getattr(coef, "ndim", 0) == 2
+    one_vs_one = (name in _ONE_VS_ONE and k > 2 and getattr(coef, "ndim", 0) == 2
                   and coef.shape[0] == k - 1)
     n_models = k * (k - 1) // 2 if one_vs_one else n_problems
 
@@ -675,7 +694,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     if "probA_" in arrays:  # one per pair with LIBSVM's coupling (DualSVC's one-vs-one)
         shaped("probA_", (n_models if pairs else n_problems,))
         shaped("probB_", (n_models if pairs else n_problems,))
-    if name == "DualSVC":  # its iterations: one per problem (a total in older files)
+    if name in _ONE_VS_ONE:  # its iterations: one per problem (a total in older files)
         refuse.check(("n_iter_" in arrays) != ("n_iter_" in attributes),
                      "fitted attribute 'n_iter_' is missing" if "n_iter_" not in attributes
                      else "n_iter_ is both an array and a header attribute")
@@ -698,6 +717,14 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         refuse.check(bool(np.all(support < d)), f"support_ holds indices beyond the {d} "
                                                 "training samples")
     counts = shaped("n_support_", arrays["n_support_"].shape, kinds="iu")
+    if name in _SINGLE:
+        refuse.check(counts.shape == (1,) and int(counts[0]) == n_sv,
+                     f"n_support_ must be [{n_sv}], the number of support vectors; got "
+                     f"{counts.tolist()[:10]}")
+    if "offset_" in arrays:
+        refuse.check(bool(np.allclose(shaped("offset_", (1,)), -arrays["intercept_"],
+                                      rtol=0, atol=0)),
+                     "offset_ must be minus intercept_")
     if one_vs_one:  # prediction reads the support vectors grouped by class
         refuse.check(counts.shape == (k,) and bool(np.all(counts >= 0))
                      and int(counts.sum()) == n_sv,
@@ -705,7 +732,7 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
                      f"classes; got {counts.tolist()[:10]}")
     if "margin_" in arrays:
         shaped("margin_", (n_problems,))
-    for key in ("nu_", "violation_", "relative_gap_"):
+    for key in ("nu_", "violation_", "relative_gap_", "C_"):
         if key in arrays:
             shaped(key, (n_models,))
     sv = arrays["support_vectors_"]

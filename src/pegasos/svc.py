@@ -9,11 +9,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_finite_scores, check_weighted_classes, constraints_of, loss_weights
+from ._base import check_weighted_classes, constraints_of, loss_weights
 from ._memory import check_memory
 from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
@@ -23,7 +23,7 @@ from ._solvers.engine import dtype_of, engine_for, points
 from ._solvers.report import Report
 from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
 
-__all__ = ["DualSVC"]
+__all__ = ["DualNuSVC", "DualSVC"]
 
 
 #: Rows replaced per iteration, as a share of the working set (ThunderSVM's half).
@@ -61,16 +61,19 @@ def _one_sided(Y, positive):
                       inner_steps=0, converged=True)
 
 
-def _indexable(X):
-    """A callable kernel's rows: as given (CSR for sparse, an array for a list)."""
-    if sp.issparse(X):
-        return sp.csr_matrix(X)
-    return X if hasattr(X, "shape") else np.asarray(X)
-
-
-def _matrix(K):
-    """A callable kernel's matrix as a float64 array (a sparse one made dense)."""
-    return np.asarray(dense(K), dtype=np.float64)
+def working_set_plan(est, n_vars, rows, n_total):
+    """The :class:`~pegasos._solvers.working_set.WorkingSetPlan` of the estimator ``est``
+    (its ``working_set_size``, ``tol``, ``max_iter``, ``cache_size``) for a problem of
+    ``n_vars`` variables on the rows ``rows`` of a training set of ``n_total`` rows."""
+    n = rows.n_rows
+    q = min(int(est.working_set_size), n_vars)
+    itemsize = np.dtype(dtype_of(rows)).itemsize
+    return _ws.WorkingSetPlan(
+        q=q, new=max(1, int(q * NEW_SHARE)), tol=float(est.tol), ratio=INNER_RATIO,
+        max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(est.max_iter),
+        cache_rows=int(min(n, est.cache_size * 2**20 // (itemsize * n))),
+        engine=engine_for(n_total),
+    )
 
 
 @_documented
@@ -309,8 +312,7 @@ class DualSVC(_KernelClassifier):
         X, y = self._validate_xy(X, y, reset=True)
         rows, sqnorm, _, gram = self._setup(X, y)
         n = rows.n_rows
-        bounds = self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
-                                       negative_as_zero=True)
+        bounds = self._bounds(X, y, sample_weight)
         check_weighted_classes(y, bounds)
         if self.multi_class == "ovo" and len(self.classes_) > 2:
             labels = np.searchsorted(self.classes_, y)
@@ -337,8 +339,8 @@ class DualSVC(_KernelClassifier):
             evals += cost
         gaps = []
         for (keep, Y), result in zip(problems, solved):
-            primal, dual = _ws.objectives(Y, bounds if keep is None else bounds[keep],
-                                          result.state, result.intercept)
+            primal, dual = _ws.objectives(Y, (bounds if keep is None else bounds[keep])
+                                          * result.scale, result.state, result.intercept)
             gaps.append((primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny))
         self.violation_ = np.concatenate([r.violation for r in solved])
         self.relative_gap_ = np.concatenate(gaps)
@@ -366,41 +368,6 @@ class DualSVC(_KernelClassifier):
             self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         return self._fit_probability(X, y, sample_weight)
 
-    def _fit_callable(self, X, y, sample_weight):
-        """:meth:`fit` with a callable kernel: the precomputed problem of ``kernel(X, X)``,
-        solved by a copy of this estimator, whose fitted attributes become this one's;
-        the support vectors are the training rows."""
-        rows = _indexable(X)
-        gram = _matrix(self.kernel(rows, rows))
-        inner = clone(self).set_params(kernel="precomputed", callback=self.callback)
-        inner.fit(gram, y, sample_weight)
-        for key in [key for key in vars(self) if key.endswith("_") and not key.startswith("_")]:
-            delattr(self, key)  # (a previous fit's)
-        for key, value in vars(inner).items():
-            if key.endswith("_") and not key.startswith("_"):
-                setattr(self, key, value)
-        self.support_vectors_ = _safe_indexing(rows, self.support_)
-        if getattr(rows, "ndim", 0) == 2:
-            self.n_features_in_ = rows.shape[1]
-        else:
-            del self.n_features_in_
-        return self
-
-    def _scores(self, X, coef, intercept):
-        """As the other kernels' (:meth:`_KernelClassifier._scores`); a callable kernel's
-        from ``kernel(X, support_vectors_)``."""
-        if not callable(self.kernel):
-            return super()._scores(X, coef, intercept)
-        rows = _indexable(X)
-        K = _matrix(self.kernel(rows, self.support_vectors_))
-        if K.shape != (_num_samples(rows), self.support_.shape[0]):
-            raise ValueError(f"the callable kernel returned shape {list(K.shape)}; "
-                             f"({_num_samples(rows)}, {self.support_.shape[0]}) was expected: "
-                             "the rows against the support vectors")
-        scores = K @ dense(coef).T + intercept
-        check_finite_scores(scores)
-        return scores
-
     def _solve(self, X, y, keep, Y, bounds, prepared, position):
         """Solve the problems ``Y`` on the rows ``keep`` of X (all when None): the
         :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations
@@ -414,14 +381,7 @@ class DualSVC(_KernelClassifier):
             (compact,) = compact_columns(X)
             rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
         n = rows.n_rows
-        q = min(int(self.working_set_size), n)
-        itemsize = np.dtype(dtype_of(rows)).itemsize
-        plan = _ws.WorkingSetPlan(
-            q=q, new=max(1, int(q * NEW_SHARE)), tol=float(self.tol), ratio=INNER_RATIO,
-            max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(self.max_iter),
-            cache_rows=int(min(n, self.cache_size * 2**20 // (itemsize * n))),
-            engine=engine_for(len(y)),
-        )
+        plan = working_set_plan(self, n, rows, len(y))
         first, total, before = position
         report, reported = None, [0]
         if self.callback is not None:
@@ -439,14 +399,12 @@ class DualSVC(_KernelClassifier):
                         seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
-        start, start_evals = None, 0
-        if self.start_epochs > 0:
-            labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
-            start, start_evals = self._start(X, labels, Y, bounds)
+        dual, start, start_evals = self._first_point(X, y, keep, Y, bounds)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
-                         None if gram is None else (gram, keep))
+                         None if gram is None else (gram, keep), dual)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
+        result = self._scaled(result)
         # columns read from the kernel matrix cost no evaluation: fit() counted the matrix
         return result, (int(result.columns) * n if gram is None else 0) + start_evals
 
@@ -476,6 +434,25 @@ class DualSVC(_KernelClassifier):
         self.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
         self.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
+
+    def _bounds(self, X, y, sample_weight):
+        """Each row's bound: ``C`` times its sample and class weights (a negative sample
+        weight drops its row, as SVC)."""
+        return self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
+                                     negative_as_zero=True)
+
+    def _first_point(self, X, y, keep, Y, bounds):
+        """(the dual, the start, its kernel evaluations) of the problems ``Y`` on X's rows
+        ``keep`` (X and ``bounds`` already cut to them): SVC's dual, from zero or
+        ``start_epochs``."""
+        if self.start_epochs <= 0:
+            return _ws.SVC_DUAL, None, 0
+        labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
+        return _ws.SVC_DUAL, *self._start(X, labels, Y, bounds)
+
+    def _scaled(self, result):
+        """The solver's result as the model's (SVC's: as it is)."""
+        return result
 
     def _start(self, X, labels, Y, bounds):
         """``start_epochs`` of kernel Pegasos on (X, labels) with the loss weights
@@ -698,3 +675,170 @@ class DualSVC(_KernelClassifier):
                              "the Gram matrix and fit with kernel='precomputed' to certify a "
                              "model")
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
+
+
+def nu_start(w, nu, positive):
+    """LIBSVM's first point of the nu-SVC dual (``solve_nu_svc``): ``nu sum(w) / 2`` spread
+    over each side's rows in order, each up to its bound ``w_i``."""
+    a = np.zeros(len(w))
+    for side in (positive, ~positive):
+        ws = w[side]
+        a[side] = np.clip(nu * w.sum() / 2 - (np.cumsum(ws) - ws), 0.0, ws)
+    return a
+
+
+@_documented
+class DualNuSVC(DualSVC):
+    """Nu-support vector classification: LIBSVM's nu-SVC by working sets.
+
+    The problem is :class:`sklearn.svm.NuSVC`'s: for each pair of classes, the
+    dual ``min 1/2 a'Qa`` subject to ``0 <= a_i <= w_i``, ``y'a = 0`` and
+    ``sum a = nu sum w``, from LIBSVM's start, solved by :class:`DualSVC`'s
+    working sets with LIBSVM's Solver_NU rules (pairs of one class, each
+    class's violation on its own).  The solution, divided by LIBSVM's ``r``,
+    is the C-SVC model with ``C = 1/r``: support vectors, ``dual_coef_`` and
+    intercepts in SVC's one-vs-one layout, as NuSVC's.  ``nu`` bounds the
+    fraction of margin errors from above and of support vectors from below.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default=0.5
+        LIBSVM's ``-n``.  A pair of classes whose smaller class weighs less
+        than ``nu`` times half the pair is infeasible: an error, as in LIBSVM.
+    __KERNEL_PARAMETERS__
+    tol : float > 0, default=1e-3
+        As :class:`DualSVC`'s (LIBSVM's ``-e``), each class's violation.
+    max_iter : int, default=-1
+        As :class:`DualSVC`'s.
+    working_set_size : int >= 4, default=1024
+        As :class:`DualSVC`'s.
+    cache_size : float >= 0, default=200.0
+        As :class:`DualSVC`'s.
+    class_weight : dict or "balanced", default=None
+        Accepted and without effect, as in LIBSVM and
+        :class:`sklearn.svm.NuSVC` (nu-SVC has no C to weight).
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        As :class:`DualSVC`'s.
+    break_ties : bool, default=False
+        As :class:`DualSVC`'s.
+    probability : bool, default=False
+        LIBSVM's pairwise probabilities, as :class:`DualSVC`'s.
+    random_state : int, RandomState instance or None, default=None
+        ``probability``'s folds.
+    callback : callable, default=None
+        As :class:`DualSVC`'s (the coefficients before the division by ``r``).
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, classes_
+        As :class:`sklearn.svm.NuSVC` (and :class:`DualSVC`).
+    gamma_, n_iter_, n_kernel_columns_, n_kernel_evals_, violation_, fit_status_
+        As :class:`DualSVC`'s.
+    relative_gap_ : ndarray of shape (n_problems,)
+        Each pair's relative duality gap as the C-SVC problem with ``C = 1/r``.
+    C_ : ndarray of shape (n_problems,)
+        Each pair's equivalent C-SVC cost ``1/r``.
+    coef_ : ndarray or sparse matrix of shape (n_problems, n_features)
+        With ``kernel="linear"`` only, as :class:`DualSVC`'s.
+
+    See Also
+    --------
+    sklearn.svm.NuSVC : LIBSVM's SMO for the same problem.
+    DualSVC : The C form.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from pegasos import DualNuSVC
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = DualNuSVC(nu=0.1).fit(X[:1000] / 16, y[:1000])
+    >>> clf.fit_status_, round(clf.score(X[1000:] / 16, y[1000:]), 2) >= 0.95
+    (0, True)
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in DualSVC._parameter_constraints.items()
+           if k not in ("C", "start_epochs", "multi_class")},
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+    }
+    #: (not parameters: nu-SVC is one-vs-one, from LIBSVM's start)
+    multi_class = "ovo"
+    start_epochs = 0.0
+
+    def __init__(
+        self, *, nu=0.5, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
+        max_iter=-1, working_set_size=1024, cache_size=200.0, class_weight=None,
+        decision_function_shape="ovr", break_ties=False, probability=False, random_state=None,
+        callback=None,
+    ):
+        self.nu = nu
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.tol = tol
+        self.max_iter = max_iter
+        self.working_set_size = working_set_size
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.probability = probability
+        self.random_state = random_state
+        self.callback = callback
+
+    @_documented
+    def fit(self, X, y, sample_weight=None):
+        """Solve the nu-SVC dual of every pair of classes to ``tol``.
+
+        __FIT_PARAMETERS__
+        """
+        if callable(self.kernel):  # (a copy fits the Gram matrix, and gives its C_)
+            return super().fit(X, y, sample_weight)
+        self._scales = []
+        super().fit(X, y, sample_weight)
+        self.C_ = np.asarray(self._scales[:len(self.intercept_)], dtype=np.float64)
+        del self._scales
+        return self
+
+    def _bounds(self, X, y, sample_weight):
+        """The sample weights (LIBSVM's nu-SVC has no C, and no class weights); a pair
+        of classes that cannot hold ``nu`` is refused (LIBSVM's check)."""
+        w = loss_weights(X, y, sample_weight, None, self.classes_, negative_as_zero=True)
+        totals = np.bincount(np.searchsorted(self.classes_, y), weights=w,
+                             minlength=len(self.classes_))
+        for i, j in itertools.combinations(range(len(self.classes_)), 2):
+            if self.nu * (totals[i] + totals[j]) / 2 > min(totals[i], totals[j]):
+                raise ValueError(
+                    f"specified nu is infeasible: nu={self.nu:g} asks for more than the "
+                    f"weight of the smaller class of the pair ({self.classes_[i].item()!r}, "
+                    f"{self.classes_[j].item()!r}); nu is at most 2 min(n_i, n_j) / "
+                    "(n_i + n_j), the classes' weights")
+        return w
+
+    def _first_point(self, X, y, keep, Y, bounds):
+        """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
+        the pair's weight."""
+        a = nu_start(bounds, self.nu, Y[:, 0] > 0)
+        nz = np.flatnonzero(a)
+        coef = (Y[nz, 0] * a[nz])[None, :]
+        F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
+        return _ws.Dual(0.0, None, by_sign=True), state, len(bounds) * nz.size
+
+    def _scaled(self, result):
+        """Divided by ``r``: the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``)."""
+        r = result.r
+        state = _ws.WorkingSetState(result.state.a / r, result.state.F / r)
+        self._scales.extend((1.0 / r).tolist())
+        return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
+
+    @_documented
+    def duality_gap(self, X, y, sample_weight=None):
+        """Not available: nu-SVC's pairs each have their own C (``C_``).
+
+        __GAP_PARAMETERS__
+        """
+        raise ValueError("duality_gap certifies C-SVC models; a nu-SVC model's pairs each "
+                         "solve the C-SVC problem of their own C (C_): fit DualSVC(C=...) "
+                         "to certify one")

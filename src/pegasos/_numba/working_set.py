@@ -35,11 +35,14 @@ TAU = 1e-12
 
 class InnerPlan(NamedTuple):
     """When :func:`solve_block` stops: violation ``<= max(tol, ratio * first)``, or
-    after ``max_steps`` pair steps."""
+    after ``max_steps`` pair steps.  ``by_sign``: LIBSVM's Solver_NU (the nu problems,
+    whose variables of each sign keep their sum): pairs of one sign only, and the
+    violation the larger of the two signs'."""
 
     tol: float
     ratio: float
     max_steps: int
+    by_sign: bool
 
 
 class Block(NamedTuple):
@@ -70,14 +73,38 @@ def violation(y, C, a, G):
 
 
 @njit
-def second_order_pair(block, diag, i, m):
-    """j for the pair (i, j): LIBSVM's second-order choice among the rows that may
-    move down with -y_j G_j < m (the largest decrease of the objective); -1 if none.
-    ``diag`` is K's diagonal."""
+def violation_by_sign(y, C, a, G):
+    """:func:`violation` of each sign's variables: (m, M, i) of y = +1, then of y = -1
+    (LIBSVM's Solver_NU: Gmaxp, -Gmaxp2, and Gmaxn, -Gmaxn2)."""
+    mp, Mp, ip = -np.inf, np.inf, -1
+    mn, Mn, i_n = -np.inf, np.inf, -1
+    for t in range(y.shape[0]):
+        s = -y[t] * G[t]
+        if y[t] > 0:
+            if a[t] < C[t] and s > mp:
+                mp, ip = s, t
+            if a[t] > 0.0:
+                Mp = min(Mp, s)
+        else:
+            if a[t] > 0.0 and s > mn:
+                mn, i_n = s, t
+            if a[t] < C[t]:
+                Mn = min(Mn, s)
+    return mp, Mp, ip, mn, Mn, i_n
+
+
+@njit
+def second_order_pair(block, diag, i, m, sign):
+    """(j, gain) for the pair (i, j): LIBSVM's second-order choice among the rows that
+    may move down with -y_j G_j < m (the largest decrease of the objective, ``gain``
+    < 0); -1 if none.  ``diag`` is K's diagonal; ``sign`` +1 or -1 keeps to the rows
+    of that sign (the nu problems), 0 takes all."""
     K, y, C, a, G = block
     j, best = -1, np.inf
     Ki = K[i]
     for t in range(y.shape[0]):
+        if sign != 0.0 and y[t] != sign:
+            continue
         if not ((a[t] > 0.0) if y[t] > 0 else (a[t] < C[t])):
             continue
         b = m + y[t] * G[t]
@@ -86,7 +113,7 @@ def second_order_pair(block, diag, i, m):
             gain = -(b * b) / (curv if curv > 0.0 else TAU)
             if gain <= best:
                 j, best = t, gain
-    return j
+    return j, best
 
 
 @njit
@@ -117,19 +144,46 @@ def pair_step(block, i, j):
 def solve_block(block, plan):
     """SMO on the block until its violation is ``<= max(plan.tol, plan.ratio * first)``
     or ``plan.max_steps`` steps.  Returns (steps, first violation, last violation)."""
+    if plan.by_sign:
+        return _solve_by_sign(block, plan)
     diag = np.diag(block.K).copy()
     m, M, i = violation(block.y, block.C, block.a, block.G)
     first = m - M
     stop = max(plan.tol, plan.ratio * first)
     steps = 0
     while m - M > stop and steps < plan.max_steps:
-        j = second_order_pair(block, diag, i, m)
+        j, _ = second_order_pair(block, diag, i, m, 0.0)
         if j < 0:
             break
         pair_step(block, i, j)
         steps += 1
         m, M, i = violation(block.y, block.C, block.a, block.G)
     return steps, first, m - M
+
+
+@njit
+def _solve_by_sign(block, plan):
+    """:func:`solve_block` as LIBSVM's Solver_NU: each sign's worst variable i and its
+    second-order j of the same sign, the pair of the larger decrease stepped (ties to
+    the later j, as LIBSVM's scan)."""
+    diag = np.diag(block.K).copy()
+    mp, Mp, ip, mn, Mn, i_n = violation_by_sign(block.y, block.C, block.a, block.G)
+    first = max(mp - Mp, mn - Mn)
+    stop = max(plan.tol, plan.ratio * first)
+    steps, now = 0, first
+    while now > stop and steps < plan.max_steps:
+        jp, gp = second_order_pair(block, diag, ip, mp, 1.0) if ip >= 0 else (-1, np.inf)
+        jn, gn = second_order_pair(block, diag, i_n, mn, -1.0) if i_n >= 0 else (-1, np.inf)
+        if jp < 0 and jn < 0:
+            break
+        if jn < 0 or (jp >= 0 and (gp < gn or (gp == gn and jp > jn))):
+            pair_step(block, ip, jp)
+        else:
+            pair_step(block, i_n, jn)
+        steps += 1
+        mp, Mp, ip, mn, Mn, i_n = violation_by_sign(block.y, block.C, block.a, block.G)
+        now = max(mp - Mp, mn - Mn)
+    return steps, first, now
 
 
 @njit

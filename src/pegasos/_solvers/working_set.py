@@ -1,9 +1,17 @@
 """The working-set dual solver (ThunderSVM's decomposition on the blocked engine):
 the driver of :func:`pegasos._numba.working_set.solve_block`.
 
-For every one-vs-rest problem c the solver keeps the dual variables ``a[:, c]``
-and ``F[:, c] = K @ (y_c * a[:, c])`` for all n rows (the gradient is
-``G = y * F - 1``).  Each iteration:
+The problems are LIBSVM's dual form::
+
+    min_a  1/2 a'Qa + p'a   subject to  0 <= a_v <= C_v,  y'a = const,
+
+Q_uv = y_u y_v K(row(u), row(v)), over variables v that each stand for a row of
+the data: one per row for SVC (p = -1) and the one-class SVM (y = 1, p = 0), two
+per row for epsilon-SVR (a_i with y = +1, p = epsilon - z_i; a*_i with y = -1,
+p = epsilon + z_i).  For every problem c (one-vs-rest problems share one solve)
+the solver keeps the variables ``a[:, c]`` and, for every row of the data,
+``F[:, c] = K @ beta`` with ``beta_r`` the sum of ``y_v a_v`` over the row's
+variables, so that the gradient is ``G_v = y_v F[row(v)] + p_v``.  Each iteration:
 
 1. every problem that still violates the optimality conditions by more than
    ``tol`` names its worst rows outside the working set -- alternately the
@@ -74,6 +82,35 @@ class Result(NamedTuple):
     columns: int  # kernel columns computed
     inner_steps: int
     converged: bool
+    #: the nu problems' r (Solver_NU's, (problems,)); None for the others
+    r: object = None
+    #: the result solves the C-form problem whose bounds are the given ones times scale
+    #: (the nu-SVC's 1/r, once its variables are scaled by it)
+    scale: object = 1.0
+
+
+class Dual(NamedTuple):
+    """The problems' linear term and variables (see the module's docstring): ``p`` the
+    linear term ((n_vars, problems), or one number for all: SVC's -1), ``rows`` the
+    data row of each variable ((n_vars,) int64, or None: variable i is row i).
+    ``by_sign``: the nu problems' second constraint (LIBSVM's Solver_NU), that the
+    variables of each sign keep their sum (``e'a``, as well as ``y'a``, fixed by the
+    start): pairs are of one sign, each sign's violation is measured on its own, and
+    the intercept and ``r`` are Solver_NU's."""
+
+    p: object = -1.0
+    rows: object = None
+    by_sign: bool = False
+
+
+#: SVC's dual: one variable per row, p = -1.
+SVC_DUAL = Dual()
+
+
+def gradients(Y, state, dual):
+    """``G = Y * F[rows] + p`` of every variable, (n_vars, problems)."""
+    F = state.F if dual.rows is None else state.F[dual.rows]
+    return Y * F + dual.p
 
 
 def masks(Y, C, a):
@@ -83,14 +120,20 @@ def masks(Y, C, a):
     return (pos & below) | (~pos & above), (pos & above) | (~pos & below)
 
 
-def violations(Y, C, state):
+def violations(Y, C, state, dual=SVC_DUAL):
     """Each problem's largest violation ``max_up(-yG) - min_low(-yG)`` (LIBSVM's measure, 0
-    when it is negative), with m, M, -yG and the two masks."""
-    score = -Y * (Y * state.F - 1.0)
+    when it is negative), with m, M, -yG and the two masks.  With ``dual.by_sign`` each
+    sign's own (m and M then (2, problems): y = +1, then y = -1) and the larger of the
+    two violations."""
+    score = -Y * gradients(Y, state, dual)
     up, low = masks(Y, C, state.a)
-    m = np.where(up, score, -np.inf).max(axis=0)
-    M = np.where(low, score, np.inf).min(axis=0)
-    return np.maximum(m - M, 0.0), m, M, score, up, low  # 0: no pair can move
+    if not dual.by_sign:
+        m = np.where(up, score, -np.inf).max(axis=0)
+        M = np.where(low, score, np.inf).min(axis=0)
+        return np.maximum(m - M, 0.0), m, M, score, up, low  # 0: no pair can move
+    m = np.stack([np.where(up & side, score, -np.inf).max(axis=0) for side in (Y > 0, Y < 0)])
+    M = np.stack([np.where(low & side, score, np.inf).min(axis=0) for side in (Y > 0, Y < 0)])
+    return np.maximum((m - M).max(axis=0), 0.0), m, M, score, up, low
 
 
 def _top(values, mask, k):
@@ -135,16 +178,18 @@ def union_by_pairs(lists, k, start=0):
     return flat[np.sort(first)][:k]
 
 
-def intercepts(Y, C, state):
+def intercepts(Y, C, state, dual=SVC_DUAL):
     """Each problem's intercept as LIBSVM computes rho: minus the mean y G over the free
     variables, or minus the middle of the feasible interval when none is free."""
-    yG = Y * (Y * state.F - 1.0)
+    yG = Y * gradients(Y, state, dual)
     at_upper = state.a >= C[:, None]
     at_lower = (state.a <= 0.0) & ~at_upper  # LIBSVM asks "at the upper bound?" first
     free = ~at_upper & ~at_lower
     pos = Y > 0
-    ub_rows = (at_upper & ~pos) | (at_lower & pos)
-    lb_rows = (at_upper & pos) | (at_lower & ~pos)
+    # (a variable of bound 0 is a row LIBSVM drops before solving: it bounds nothing)
+    present = (C > 0.0)[:, None]
+    ub_rows = ((at_upper & ~pos) | (at_lower & pos)) & present
+    lb_rows = ((at_upper & pos) | (at_lower & ~pos)) & present
     out = np.empty(Y.shape[1])
     for c in range(Y.shape[1]):
         if free[:, c].any():
@@ -155,6 +200,35 @@ def intercepts(Y, C, state):
             rho = (ub + lb) / 2 if np.isfinite(ub + lb) else 0.0
         out[c] = -rho
     return out
+
+
+def dual_objectives(Y, state, dual):
+    """Each problem's dual objective ``1/2 a'Qa + p'a`` (LIBSVM's ``obj``), from the kept F:
+    ``a'Qa`` is the sum of ``beta_r F_r`` over the rows."""
+    F = state.F if dual.rows is None else state.F[dual.rows]
+    return np.einsum("ij,ij->j", state.a, 0.5 * Y * F + dual.p)
+
+
+def nu_intercepts(Y, C, state, dual):
+    """LIBSVM's Solver_NU ``calculate_rho``: for each sign, r_s the mean G over its free
+    variables (or the middle of its feasible interval); returns the intercepts
+    ``-(r+ - r-)/2`` and ``r = (r+ + r-)/2``, each (problems,)."""
+    G = gradients(Y, state, dual)
+    at_upper = state.a >= C[:, None]
+    at_lower = (state.a <= 0.0) & ~at_upper
+    free = ~at_upper & ~at_lower
+    present = (C > 0.0)[:, None]
+    r = np.empty((2, Y.shape[1]))
+    for s, side in enumerate((Y > 0, Y < 0)):
+        for c in range(Y.shape[1]):
+            mine = side[:, c] & present[:, 0]
+            if (free[:, c] & mine).any():
+                r[s, c] = G[free[:, c] & mine, c].mean()
+            else:
+                ub = G[at_lower[:, c] & mine, c].min(initial=np.inf)
+                lb = G[at_upper[:, c] & mine, c].max(initial=-np.inf)
+                r[s, c] = (ub + lb) / 2 if np.isfinite(ub + lb) else 0.0
+    return -(r[0] - r[1]) / 2, (r[0] + r[1]) / 2
 
 
 def objectives(Y, C, state, intercept):
@@ -169,14 +243,17 @@ def objectives(Y, C, state, intercept):
 
 class _Columns:
     """Kernel columns kept as contiguous rows of ``store`` (slots, n), in the rows' dtype:
-    the working set's (``ws``: its store slots, oldest first) and, in the other slots,
-    the most recently used of the rest, so that a row chosen again costs nothing.  With
-    the kernel matrix of all n rows the store is that matrix (row i in slot i), and no
-    column is computed or copied."""
+    those of the working set's variables' rows (``vars``: the variables, oldest first;
+    two variables of one row share its column) and, in the other slots, the most
+    recently used of the rest, so that a row chosen again costs nothing.  With the
+    kernel matrix of all n rows the store is that matrix (row i in slot i), and no
+    column is computed or copied.  ``var_rows``: the row of each variable (None:
+    variable i is row i)."""
 
-    def __init__(self, n, q, slots, dtype, engine, gram=None):
+    def __init__(self, n, q, slots, dtype, engine, gram=None, var_rows=None):
         self.engine = engine
         self.gram = gram  # (the kernel matrix, the rows of it these are: None for all), or None
+        self.var_rows = var_rows
         if gram is not None and gram[1] is None:  # every column kept already
             self.store, slots = self.gram[0], n
             self.slot_of = np.arange(n, dtype=np.int64)
@@ -189,26 +266,36 @@ class _Columns:
             self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
             self.row_of = np.full(slots, -1, np.int64)
         self.used = np.zeros(slots, np.int64)  # when each slot was last brought in
-        self.ws = np.empty(0, np.int64)
+        self.vars = np.empty(0, np.int64)
         self.q = q
         self.clock = 0
         self.computed = 0
 
     @property
     def rows(self):
-        """The working set's rows, oldest first."""
-        return self.row_of[self.ws]
+        """The working set's variables' rows, oldest first."""
+        return self.vars if self.var_rows is None else self.var_rows[self.vars]
+
+    @property
+    def slots(self):
+        """The store's slots of the working set's variables' columns."""
+        return self.slot_of[self.rows]
 
     def bring(self, new, points, kern):
-        """Add the rows ``new`` to the working set, in place of its oldest rows beyond q;
-        their columns come from the store, or are computed in one block."""
+        """Add the variables ``new`` to the working set, in place of its oldest beyond q;
+        their rows' columns come from the store, or are computed in one block."""
         self.clock += 1
-        keep = self.ws[max(0, self.ws.size + new.size - self.q):]
-        at = self.slot_of[new]
-        missed = new[at < 0]
+        kept = self.slots[max(0, self.vars.size + new.size - self.q):]
+        self.vars = np.concatenate([self.vars[self.vars.size - kept.size:], new])
+        new_rows = new if self.var_rows is None else self.var_rows[new]
+        at = self.slot_of[new_rows]
+        missed = new_rows[at < 0]
+        if self.var_rows is not None:  # (two new variables of one row: one column)
+            _, first = np.unique(missed, return_index=True)
+            missed = missed[np.sort(first)]
         if missed.size:
             pinned = np.zeros(self.row_of.size, bool)
-            pinned[keep] = True
+            pinned[kept] = True
             pinned[at[at >= 0]] = True
             free = np.flatnonzero(~pinned)
             victims = free[_oldest(self.used[free], missed.size)]
@@ -223,24 +310,23 @@ class _Columns:
             self.row_of[victims] = missed
             self.slot_of[missed] = victims
             self.computed += missed.size
-        at = self.slot_of[new]
-        self.used[at] = self.clock
-        self.ws = np.concatenate([keep, at])
+        self.used[self.slot_of[new_rows]] = self.clock
 
     def block(self):
-        """K over the working set (q, q) in float64."""
-        return _ws.gather_block(self.store, self.ws, self.rows)
+        """K over the working set's variables (q, q) in float64."""
+        return _ws.gather_block(self.store, self.slots, self.rows)
 
     def add(self, F, delta):
-        """F += K(X, working set) @ delta, over the rows whose delta is not zero (F is
+        """F += K(X, working set) @ delta, over the variables whose delta is not zero (F is
         the transpose of a C-ordered (problems, n) array)."""
         moved = np.flatnonzero(np.any(delta != 0.0, axis=1))
+        slots = self.slots
         if self.gram is not None:  # small: NumPy, nothing compiled; add_columns' sums
             Ft = F.T
             for r in moved:
-                Ft += delta[r][:, None] * self.store[self.ws[r]]
+                Ft += delta[r][:, None] * self.store[slots[r]]
         elif moved.size:
-            _ws.add_columns(self.store, self.ws[moved], np.ascontiguousarray(delta[moved]), F.T)
+            _ws.add_columns(self.store, slots[moved], np.ascontiguousarray(delta[moved]), F.T)
 
 
 def start_from(coef, Y, C, products):
@@ -272,65 +358,79 @@ def start_from(coef, Y, C, products):
     return a, F
 
 
-def run(points, kern, Y, C, plan, report=None, start=None, gram=None):
+def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_DUAL):
     """Solve every problem's dual to ``plan.tol``; returns a :class:`Result`.
 
     ``points`` (:class:`~pegasos._numba.kernels.Points`), ``kern`` (without
-    ``bias2``), ``Y`` (n, problems) in {-1, +1}, ``C`` (n,) the bounds;
-    ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or None
-    for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
+    ``bias2``), ``Y`` (n_vars, problems) in {-1, +1}, ``C`` (n_vars,) the bounds,
+    ``dual`` the linear term and the variables' rows (:class:`Dual`; SVC's by
+    default); ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or
+    None for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
     called after iterations 1, 2, 4, 8, ... when given (an accuracy curve on a
     log scale for the cost of a few decision functions).  ``gram``: for a small
     training set (:mod:`.gram`), the pair (its kernel matrix, float64; the rows of it
     these n rows are, or None for all of them), from which the columns are then read
     instead of computed; None: the engine computes them.
     """
-    n, n_problems = Y.shape
-    q = min(plan.q, n)
+    n_vars, n_problems = Y.shape
+    n = n_vars if dual.rows is None else int(dual.rows.max(initial=-1)) + 1
+    q = min(plan.q, n_vars)
     # F is kept transposed, (problems, n) in memory: each column's update is contiguous
     if start is None:
-        start = WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
+        start = WorkingSetState(np.zeros((n_vars, n_problems)), np.zeros((n_problems, n)).T)
     state = start
-    ws = _Columns(n, q, q + min(plan.new, q) + plan.cache_rows,
-                  dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram)
-    inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner)
+    ws = _Columns(n, q, min(n, q + min(plan.new, q) + plan.cache_rows),
+                  dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram,
+                  dual.rows)
+    inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner,
+                      by_sign=dual.by_sign)
+    rho = nu_intercepts if dual.by_sign else intercepts
     it, steps, seconds = 0, 0, 0.0
     while True:
-        viol, m, M, score, up, low = violations(Y, C, state)
+        viol, m, M, score, up, low = violations(Y, C, state, dual)
         active = np.flatnonzero(viol > _tolerance(plan.tol, state))
         if active.size == 0 or it == plan.max_iter:
             break
         tic = time.perf_counter()
         k = q if it == 0 else min(plan.new, q)
-        free = np.ones(n, bool)
-        free[ws.rows] = False
-        new = union_by_pairs([candidates(score[:, c], up[:, c], low[:, c], m[c], M[c], free, k)
-                              for c in active], k, it)
+        free = np.ones(n_vars, bool)
+        free[ws.vars] = False
+        if dual.by_sign:  # each sign's worst rows, as if two problems
+            lists = [candidates(score[:, c], up[:, c] & side, low[:, c] & side, m[s, c],
+                                M[s, c], free, k)
+                     for c in active for s, side in enumerate((Y[:, c] > 0, Y[:, c] < 0))]
+        else:
+            lists = [candidates(score[:, c], up[:, c], low[:, c], m[c], M[c], free, k)
+                     for c in active]
+        new = union_by_pairs(lists, k, it)
         if new.size:
             ws.bring(new, points, kern)
-        rows = ws.rows
+        wvars, rows = ws.vars, ws.rows
         K = ws.block()
-        bound = C[rows]
-        delta = np.zeros((rows.size, n_problems))
+        bound = C[wvars]
+        delta = np.zeros((wvars.size, n_problems))
         moved = 0
         for c in active:
-            y = np.ascontiguousarray(Y[rows, c])
-            block = Block(K, y, bound, state.a[rows, c], y * state.F[rows, c] - 1.0)
+            y = np.ascontiguousarray(Y[wvars, c])
+            p = dual.p if np.ndim(dual.p) == 0 else dual.p[wvars, c]
+            block = Block(K, y, bound, state.a[wvars, c], y * state.F[rows, c] + p)
             s, _, _ = solve_block(block, inner)
             moved += s
-            delta[:, c] = y * (block.a - state.a[rows, c])
-            state.a[rows, c] = block.a
+            delta[:, c] = y * (block.a - state.a[wvars, c])
+            state.a[wvars, c] = block.a
         ws.add(state.F, delta)
         steps += moved
         it += 1
         seconds += time.perf_counter() - tic
         if report is not None and it & (it - 1) == 0:  # iterations 1, 2, 4, 8, ...
-            report(it, ws.computed, seconds, state, intercepts(Y, C, state))
+            report(it, ws.computed, seconds, state, rho(Y, C, state, dual)[0]
+                   if dual.by_sign else rho(Y, C, state, dual))
         if new.size == 0 and moved == 0:
             break  # nothing left to move: what is left of the violation is rounding
-    viol = violations(Y, C, state)[0]
-    return Result(state, intercepts(Y, C, state), viol, it, seconds, ws.computed, steps,
-                  bool(np.all(viol <= _tolerance(plan.tol, state))))
+    viol = violations(Y, C, state, dual)[0]
+    intercept, r = rho(Y, C, state, dual) if dual.by_sign else (rho(Y, C, state, dual), None)
+    return Result(state, intercept, viol, it, seconds, ws.computed, steps,
+                  bool(np.all(viol <= _tolerance(plan.tol, state))), r)
 
 
 #: The violation that float64 can still tell from zero, per unit of the responses' size.

@@ -1,0 +1,155 @@
+"""One dual problem of LIBSVM's form on the working-set solver: the fit that
+:class:`~pegasos.DualSVR` and :class:`~pegasos.DualOneClassSVM` share.
+
+LIBSVM solves its five problems with one solver of
+``min 1/2 a'Qa + p'a, 0 <= a_v <= C_v, y'a = const``; these estimators hand their
+targets, bounds and linear term to :func:`pegasos._solvers.working_set.run` (the
+solver of :class:`~pegasos.DualSVC`), with a start where LIBSVM starts from one,
+and read SVC-style attributes off its result.
+"""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import loss_weights
+from ._memory import check_memory
+from ._rows import check_sparse_structure
+from ._sklearn_private import Interval
+from ._solvers import working_set as _ws
+from ._solvers.engine import points
+from ._solvers.report import Report
+from .kernel import _KernelModel, dense
+from .svc import working_set_plan
+
+
+def row_coefficients(Y, a, dual, n):
+    """Each row's coefficient ``beta_r``: the sum of ``y_v a_v`` over its variables."""
+    coef = Y[:, 0] * a[:, 0]
+    if dual.rows is None:
+        return coef
+    return np.bincount(dual.rows, weights=coef, minlength=n)
+
+
+class _SingleDual(_KernelModel):
+    """Parameters, validation, the solve and the fitted attributes of one dual problem."""
+
+    _parameter_constraints: dict = {
+        **_KernelModel._parameter_constraints,
+        "kernel": [*_KernelModel._parameter_constraints["kernel"], callable],
+        "tol": [Interval(Real, 0, math.inf, closed="neither")],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+        "working_set_size": [Interval(Integral, 4, None, closed="left")],
+        "callback": [callable, None],
+    }
+
+    def _validate(self, X, y="no_validation"):
+        """X (and y, as float64 targets, unless "no_validation") checked as the fit takes
+        them."""
+        check_sparse_structure(X)
+        kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=True,
+                      dtype=np.float64 if self.kernel == "precomputed"
+                      else [np.float64, np.float32])
+        if isinstance(y, str) and y == "no_validation":
+            X = validate_data(self, X, **kwargs)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
+            y = np.asarray(y, dtype=np.float64)
+        self._check_gram(X)
+        return X, y
+
+    @staticmethod
+    def _weights(X, sample_weight):
+        """The sample weights, those below zero made zero (LIBSVM drops their rows); all
+        zero is an error."""
+        return loss_weights(X, None, sample_weight, None, None, negative_as_zero=True)
+
+    def _fit_dual(self, X, Y, C, dual, start):
+        """Solve the problem (targets ``Y`` (n_vars, 1), bounds ``C``, :class:`Dual`
+        ``dual``) from the variables ``start`` (n_vars,) or zero (None), and set the fitted
+        attributes: the support vectors are the rows whose coefficient is not zero."""
+        n, n_vars = X.shape[0], Y.shape[0]
+        check_memory(8 * (4 * n_vars + 2 * n),
+                     f"{type(self).__name__}'s dual on {n} rows ({n_vars} variables: 4 values "
+                     "of 8 bytes each, and 2 per row)")
+        rows, sqnorm, _, gram = self._prepare(X)
+        evals = n if gram is None else gram.size
+        state = None
+        if start is not None:
+            beta = row_coefficients(Y, start[:, None], dual, n)
+            nz = np.flatnonzero(beta)
+            if gram is not None:
+                F = gram[:, nz] @ beta[nz]
+            else:
+                F = self._products(X, None, nz, beta[nz][None, :])[:, 0]
+                evals += n * nz.size
+            state = _ws.WorkingSetState(start[:, None].copy(), np.ascontiguousarray(F[None]).T)
+        plan = working_set_plan(self, n_vars, rows, n)
+        report, reported = None, [0]
+        if self.callback is not None:
+            def report(it, columns, seconds, state, intercept):
+                reported[0] = it
+                self.callback(Report(
+                    problem=0, n_problems=1, t=it, iterations=it,
+                    iterations_total=max(plan.max_iter, 0), seconds=seconds,
+                    coef=row_coefficients(Y, state.a, dual, n), intercept=float(intercept[0]),
+                    kernel_evals=evals + int(columns) * n))
+        result = _ws.run(points(rows, sqnorm), self._kargs, Y, C, plan, report, state,
+                         None if gram is None else (gram, None), dual)
+        evals += 0 if gram is not None else int(result.columns) * n
+        if report is not None and reported[0] != result.n_iter:  # the last iteration's
+            report(result.n_iter, result.columns, result.seconds, result.state,
+                   result.intercept)
+        beta = row_coefficients(Y, result.state.a, dual, n)
+        support = np.flatnonzero(beta)
+        self.support_ = support.astype(np.int32)
+        self.dual_coef_ = beta[support][None, :]
+        self.intercept_ = np.asarray(result.intercept, dtype=np.float64)
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
+        if sp.issparse(X):  # as SVC's after a sparse fit
+            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
+        self.n_support_ = np.array([support.size], dtype=np.int32)
+        self.n_iter_ = int(result.n_iter)
+        self.fit_status_ = 0 if result.converged else 1
+        self.violation_ = float(result.violation[0])
+        self.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
+        self._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
+        self.n_kernel_columns_ = int(result.columns)
+        self.n_kernel_evals_ = int(evals)
+        self.shape_fit_ = X.shape
+        if self.fit_status_:
+            warnings.warn(
+                f"{type(self).__name__} stopped after {result.n_iter} iterations "
+                f"(max_iter={self.max_iter}) with a largest violation of "
+                f"{self.violation_:.3g} (tol={self.tol:g}). Increase max_iter.",
+                ConvergenceWarning,
+            )
+        return self
+
+    def _decision(self, X):
+        """``dual_coef_ @ K(support_vectors_, X) + intercept_``, (n_samples,)."""
+        check_is_fitted(self)
+        return self._scores(X, self.dual_coef_, self.intercept_)[:, 0]
+
+    @property
+    def coef_(self):
+        """The weights of a linear kernel's model.
+
+        ``dual_coef_ @ support_vectors_``, shape (1, n_features); sparse after a fit on
+        sparse rows.
+        """
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        if sp.issparse(self.support_vectors_):
+            coef = (sp.csr_matrix(dense(self.dual_coef_)) @ self.support_vectors_).tocsr()
+            coef.data.flags.writeable = False
+            return coef
+        coef = dense(self.dual_coef_) @ self.support_vectors_
+        coef.flags.writeable = False
+        return coef

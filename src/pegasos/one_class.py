@@ -1,0 +1,187 @@
+"""The one-class SVM by the working-set dual solver: :class:`DualOneClassSVM`."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import OutlierMixin
+
+from ._single_dual import _SingleDual
+from ._sklearn_private import Interval, _fit_context
+from ._solvers.working_set import Dual
+from .kernel import _documented
+
+__all__ = ["DualOneClassSVM"]
+
+
+def libsvm_start(w, nu):
+    """LIBSVM's first point of the one-class dual: ``nu sum(w)`` spread over the rows in
+    order, each up to its bound ``w_i`` (``a_i = min(w_i, what is left)``)."""
+    left = nu * w.sum() - (np.cumsum(w) - w)
+    return np.clip(left, 0.0, w)
+
+
+@_documented
+class DualOneClassSVM(OutlierMixin, _SingleDual):
+    """Unsupervised outlier detection: LIBSVM's one-class SVM by working sets.
+
+    The problem is :class:`sklearn.svm.OneClassSVM`'s (Schoelkopf et al.'s
+    nu-formulation): its dual ``min 1/2 a'Ka`` subject to ``0 <= a_i <= w_i``
+    and ``sum a = nu sum w``, from LIBSVM's start (the first rows at their
+    bound), solved by the working-set solver of :class:`DualSVC`.  The decision
+    function is ``sum_i a_i K(x_i, x) - rho``: positive inside the estimated
+    support, negative outside.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default=0.5
+        An upper bound on the fraction of training errors and a lower bound
+        on the fraction of support vectors (LIBSVM's ``-n``).
+    __KERNEL_PARAMETERS__
+    tol : float > 0, default=1e-3
+        Stop when the largest violation of the optimality conditions is at
+        most ``tol`` (LIBSVM's ``-e``).
+    max_iter : int, default=-1
+        Iterations (working sets) at most; -1 for no limit.  When reached, a
+        :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation.
+    working_set_size : int >= 4, default=1024
+        Rows per working set, as in :class:`DualSVC`.
+    cache_size : float >= 0, default=200.0
+        Memory in MB for kernel columns kept beyond the working set's, as in
+        :class:`DualSVC`.
+    callback : callable, default=None
+        Called after iterations 1, 2, 4, 8, ... and the last with one
+        :class:`~pegasos.Report`.  The fit is the same with or without it.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_
+        As :class:`sklearn.svm.OneClassSVM`: ``dual_coef_`` (1, n_SV) holds the
+        ``a_i`` (a CSR matrix after a fit on sparse rows), ``intercept_`` is
+        ``-rho``, ``n_support_`` is ``[n_SV]``.
+    offset_ : ndarray of shape (1,)
+        ``rho``: :meth:`decision_function` is :meth:`score_samples` minus it.
+    gamma_ : float
+        The kernel coefficient used.
+    n_iter_ : int
+        Iterations (working sets).
+    objective_ : float
+        LIBSVM's ``obj``: the dual objective ``1/2 a'Ka`` at the end.
+    violation_ : float
+        The largest violation of the optimality conditions at the end.
+    n_kernel_columns_, n_kernel_evals_ : int
+        Kernel columns computed, and kernel values in all (the start's
+        columns included).
+    fit_status_ : int
+        0 if ``tol`` was reached, 1 otherwise.
+    shape_fit_ : tuple
+        The training rows' shape.
+    coef_ : ndarray of shape (1, n_features)
+        With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+
+    See Also
+    --------
+    sklearn.svm.OneClassSVM : LIBSVM's SMO for the same problem.
+    DualSVC : The same solver for SVC's problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos import DualOneClassSVM
+    >>> rng = np.random.RandomState(0)
+    >>> X = 0.3 * rng.randn(200, 2)
+    >>> det = DualOneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    >>> det.predict([[0.0, 0.0], [4.0, 4.0]])
+    array([ 1, -1])
+    """
+
+    _parameter_constraints: dict = {
+        **_SingleDual._parameter_constraints,
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+    }
+
+    def __init__(self, *, nu=0.5, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
+                 max_iter=-1, working_set_size=1024, cache_size=200.0, callback=None):
+        self.nu = nu
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.tol = tol
+        self.max_iter = max_iter
+        self.working_set_size = working_set_size
+        self.cache_size = cache_size
+        self.callback = callback
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Solve the one-class dual to ``tol``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32; CSR), or with
+            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
+        y : None
+            Ignored; present for the API's sake.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row bounds of the dual variables (LIBSVM's weights); rows of
+            weight zero or less take no part.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if callable(self.kernel):
+            return self._fit_callable(X, y, sample_weight)
+        X, _ = self._validate(X)
+        w = self._weights(X, sample_weight)
+        n = X.shape[0]
+        self._fit_dual(X, np.ones((n, 1)), w, Dual(0.0, None), libsvm_start(w, self.nu))
+        self.offset_ = -self.intercept_
+        return self
+
+    def decision_function(self, X):
+        """Signed distance to the separating hyperplane: positive for inliers.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``sum_i a_i K(x_i, x) - rho``.
+        """
+        return self._decision(X)
+
+    def score_samples(self, X):
+        """The unshifted scoring function: ``sum_i a_i K(x_i, x)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            :meth:`decision_function` plus ``offset_``.
+        """
+        return self._decision(X) + self.offset_[0]
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers (a decision of 0 is an outlier, as LIBSVM's).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            +1 or -1 per row.
+        """
+        return np.where(self._decision(X) > 0.0, 1, -1)

@@ -1,0 +1,297 @@
+"""SVR's and NuSVR's models by the working-set dual solver: :class:`DualSVR`,
+:class:`DualNuSVR`."""
+
+import math
+from numbers import Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from ._single_dual import _SingleDual
+from ._sklearn_private import Interval, _fit_context
+from ._solvers.working_set import Dual
+from .kernel import _documented
+
+__all__ = ["DualNuSVR", "DualSVR"]
+
+
+@_documented
+class DualSVR(RegressorMixin, _SingleDual):
+    """Epsilon-support vector regression: LIBSVM's epsilon-SVR by working sets.
+
+    The problem is :class:`sklearn.svm.SVR`'s: ``1/2 ||w||^2 + C sum_i w_i
+    max(0, |f(x_i) - z_i| - epsilon)`` with an unregularised intercept, solved in
+    LIBSVM's dual of 2n variables (``a_i`` and ``a*_i`` for each row, ``0 <= a <= C
+    w_i``, ``sum a - a* = 0``) by the working-set solver of :class:`DualSVC`:
+    each iteration takes the variables that violate the optimality conditions
+    most, solves the dual restricted to them by SMO, and brings every gradient
+    up to date with one block product of kernel columns (one column per row,
+    shared by its two variables).  The model is SVR's: ``dual_coef_`` holds
+    ``a_i - a*_i`` of the support vectors, ``intercept_`` is LIBSVM's ``-rho``.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the epsilon-insensitive loss, as in :class:`sklearn.svm.SVR`.
+    epsilon : float >= 0, default=0.1
+        The width of the tube in which errors cost nothing (LIBSVM's ``-p``).
+    __KERNEL_PARAMETERS__
+    tol : float > 0, default=1e-3
+        Stop when the largest violation of the optimality conditions is at
+        most ``tol`` (LIBSVM's ``-e``).
+    max_iter : int, default=-1
+        Iterations (working sets) at most; -1 for no limit.  When reached, a
+        :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation.
+    working_set_size : int >= 4, default=1024
+        Variables per working set, as in :class:`DualSVC`.
+    cache_size : float >= 0, default=200.0
+        Memory in MB for kernel columns kept beyond the working set's, as in
+        :class:`DualSVC`.
+    callback : callable, default=None
+        Called after iterations 1, 2, 4, 8, ... and the last with one
+        :class:`~pegasos.Report` (``coef``: ``a_i - a*_i`` of every training
+        row).  The fit is the same with or without it.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_
+        As :class:`sklearn.svm.SVR`: ``dual_coef_`` (1, n_SV) holds ``a_i -
+        a*_i``, a CSR matrix after a fit on sparse rows; ``n_support_`` is
+        ``[n_SV]``.
+    gamma_ : float
+        The kernel coefficient used.
+    n_iter_ : int
+        Iterations (working sets).
+    objective_ : float
+        LIBSVM's ``obj``: the dual objective ``1/2 a'Qa + p'a`` at the end.
+    violation_ : float
+        The largest violation of the optimality conditions at the end.
+    n_kernel_columns_, n_kernel_evals_ : int
+        Kernel columns computed, and kernel values in all (as
+        :class:`DualSVC`'s).
+    fit_status_ : int
+        0 if ``tol`` was reached, 1 otherwise.
+    shape_fit_ : tuple
+        The training rows' shape.
+    coef_ : ndarray of shape (1, n_features)
+        With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+
+    See Also
+    --------
+    sklearn.svm.SVR : LIBSVM's SMO for the same problem.
+    DualSVC : The same solver for SVC's problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos import DualSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(500, 1))
+    >>> z = np.sin(X[:, 0]) + 0.1 * rng.randn(500)
+    >>> reg = DualSVR(C=10, epsilon=0.1).fit(X, z)
+    >>> reg.fit_status_, bool(reg.score(X, z) > 0.95)
+    (0, True)
+    """
+
+    _parameter_constraints: dict = {
+        **_SingleDual._parameter_constraints,
+        "C": [Interval(Real, 0, math.inf, closed="neither")],
+        "epsilon": [Interval(Real, 0, math.inf, closed="left")],
+    }
+
+    def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
+                 tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
+                 callback=None):
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.tol = tol
+        self.max_iter = max_iter
+        self.working_set_size = working_set_size
+        self.cache_size = cache_size
+        self.callback = callback
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Solve epsilon-SVR's dual to ``tol``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32; CSR), or with
+            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows' losses (``C`` times the weight bounds each
+            variable); rows of weight zero or less take no part, as in LIBSVM.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if callable(self.kernel):
+            return self._fit_callable(X, y, sample_weight)
+        X, y = self._validate(X, y)
+        w = self._weights(X, sample_weight)
+        n = X.shape[0]
+        Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
+        C = np.concatenate([self.C * w, self.C * w])
+        p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
+        return self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
+
+    def predict(self, X):
+        """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train) of shape
+            (n_samples, n_training_samples).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The regression function at each row.
+        """
+        return self._decision(X)
+
+
+def nu_svr_start(C, nu):
+    """LIBSVM's first point of the nu-SVR dual (``solve_nu_svr``): ``nu sum(C) / 2`` spread
+    over the rows in order, each pair of variables ``a_i = a*_i`` up to its bound."""
+    a = np.clip(nu * C.sum() / 2 - (np.cumsum(C) - C), 0.0, C)
+    return np.concatenate([a, a])
+
+
+@_documented
+class DualNuSVR(RegressorMixin, _SingleDual):
+    """Nu-support vector regression: LIBSVM's nu-SVR by working sets.
+
+    The problem is :class:`sklearn.svm.NuSVR`'s: epsilon-SVR whose tube width
+    is a variable, ``nu`` bounding the fraction of errors from above and of
+    support vectors from below.  LIBSVM's dual of 2n variables (``0 <= a, a* <=
+    C w_i``, ``sum a - a* = 0``, ``sum a + a* = C nu sum w``) is solved from
+    LIBSVM's start by :class:`DualSVC`'s working sets with LIBSVM's Solver_NU
+    rules (pairs of variables of one sign).  The model is NuSVR's:
+    ``dual_coef_`` holds ``a_i - a*_i``, ``intercept_`` is ``-rho``, and the
+    tube's width comes out as ``epsilon_``.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default=0.5
+        LIBSVM's ``-n``.
+    C : float > 0, default=1.0
+        Weight of the loss, as in :class:`sklearn.svm.NuSVR`.
+    __KERNEL_PARAMETERS__
+    tol : float > 0, default=1e-3
+        As :class:`DualSVR`'s, each sign's violation.
+    max_iter : int, default=-1
+        As :class:`DualSVR`'s.
+    working_set_size : int >= 4, default=1024
+        As :class:`DualSVR`'s.
+    cache_size : float >= 0, default=200.0
+        As :class:`DualSVR`'s.
+    callback : callable, default=None
+        As :class:`DualSVR`'s.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_
+        As :class:`sklearn.svm.NuSVR`.
+    epsilon_ : float
+        The tube's width the solution found (LIBSVM's ``-r``).
+    gamma_, n_iter_, objective_, violation_, n_kernel_columns_, n_kernel_evals_
+        As :class:`DualSVR`'s.
+    fit_status_, shape_fit_, coef_
+        As :class:`DualSVR`'s.
+
+    See Also
+    --------
+    sklearn.svm.NuSVR : LIBSVM's SMO for the same problem.
+    DualSVR : The epsilon form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos import DualNuSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(500, 1))
+    >>> z = np.sin(X[:, 0]) + 0.1 * rng.randn(500)
+    >>> reg = DualNuSVR(nu=0.3, C=10).fit(X, z)
+    >>> reg.fit_status_, bool(reg.score(X, z) > 0.95)
+    (0, True)
+    """
+
+    _parameter_constraints: dict = {
+        **_SingleDual._parameter_constraints,
+        "C": [Interval(Real, 0, math.inf, closed="neither")],
+        "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+    }
+
+    def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
+                 tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
+                 callback=None):
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.tol = tol
+        self.max_iter = max_iter
+        self.working_set_size = working_set_size
+        self.cache_size = cache_size
+        self.callback = callback
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Solve nu-SVR's dual to ``tol``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32; CSR), or with
+            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows' losses, as :class:`DualSVR`'s.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if callable(self.kernel):
+            return self._fit_callable(X, y, sample_weight)
+        X, y = self._validate(X, y)
+        w = self._weights(X, sample_weight)
+        n = X.shape[0]
+        Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
+        C = self.C * w
+        p = np.concatenate([-y, y])[:, None]
+        dual = Dual(p, np.concatenate([np.arange(n)] * 2), by_sign=True)
+        self._fit_dual(X, Y, np.concatenate([C, C]), dual, nu_svr_start(C, self.nu))
+        self.epsilon_ = -float(self._r[0])
+        del self._r
+        return self
+
+    def predict(self, X):
+        """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The regression function at each row.
+        """
+        return self._decision(X)
