@@ -416,10 +416,10 @@ def test_liblinear_weight_spellings_give_the_same_model(files, tmp_path):
     assert load_model(theirs).class_weight == {-1.0: 0.5}
 
 
-@pytest.mark.parametrize("code, says", [
-    ("3", "LIBLINEAR's hinge-loss SVM (dual), which is the hinge-loss SVM: -s pegasos"),
-    ("1", "LIBLINEAR's squared-hinge SVM (dual); the closest here is"),  # -s 0 trains DualSVC
-    ("12", "not available here"),
+@pytest.mark.parametrize("code, says", [  # (0-4 are LIBSVM's: -s 0 trains DualSVC, ...)
+    ("5", "LIBLINEAR's L1-regularised SVM (not available here)"),
+    ("7", "LIBLINEAR's logistic regression (dual; not available here)"),
+    ("12", "not a LIBSVM solver (0-4)"),
 ])
 def test_numeric_solver_codes_name_the_equivalent(files, capsys, code, says):
     _, train, _ = files
@@ -427,7 +427,8 @@ def test_numeric_solver_codes_name_the_equivalent(files, capsys, code, says):
         main(["train", "-s", code, train])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert f"solvers are named here, not numbered: -s {code} is" in err and says in err
+    assert f"-s {code} is {says}; -s takes a name (pegasos, " in err
+    assert "or LIBSVM's numbers 0-4 (C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR)" in err
 
 
 def test_predict_ignores_features_the_model_has_not_seen(files, tmp_path, capsys):
@@ -613,8 +614,8 @@ def test_habits_through_the_console_script(files, tmp_path):
         return subprocess.run([script, *args], capture_output=True, text=True, timeout=300)
 
     assert run("--version").stdout == f"pegasos {__version__}\n"
-    done = run("train", "-s", "3", train)
-    assert done.returncode == 2 and "-s 3 is LIBLINEAR's hinge-loss SVM" in done.stderr
+    done = run("train", "-s", "7", train)
+    assert done.returncode == 2 and "-s 7 is LIBLINEAR's logistic regression" in done.stderr
     model = str(tmp_path / "w.model")
     done = run("train", "-q", "-b", "1", "-w1", "2", "-w-1", "0.5", train, model)
     assert done.returncode == 0, done.stderr
@@ -674,7 +675,8 @@ def test_libsvms_shrinking_flag_trains_svc_and_dash_h_alone_is_the_help(files, c
         assert f"-h {flag} has no effect with -s svc" in capsys.readouterr().err
         assert model.exists()
     for argv, message in ((["-s", "svc", "-h", "2"], "argument --shrinking: invalid choice: 2"),
-                          (["-h", "0"], "-h does not apply to -s pegasos (it is for -s svc)")):
+                          (["-h", "0"], "-h does not apply to -s pegasos (it is for -s svc "
+                                        "and nu-svc and one-class and svr and nu-svr)")):
         with pytest.raises(SystemExit) as exc:
             main(["train", *argv, data, str(folder / "x.model")])
         assert exc.value.code == 2 and message in capsys.readouterr().err

@@ -214,3 +214,138 @@ def test_bad_parameters(Estimator, params, match):
     X, z = _regression(n=20)
     with pytest.raises(ValueError, match=match):
         Estimator(**params).fit(X, (z > 1).astype(int) if Estimator is DualNuSVC else z)
+
+
+@pytest.fixture
+def libsvm_files(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 5))
+    z = np.sin(X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=240)
+    inside = np.where(np.linalg.norm(X, axis=1) < 2.5, 1, -1)
+    out = {}
+    for name, target in (("reg", z), ("oc", inside), ("three", np.arange(240) % 3 + 1)):
+        for part, rows in (("trn", slice(0, 180)), ("tst", slice(180, None))):
+            path = tmp_path / f"{name}.{part}"
+            dump_svmlight_file(X[rows], target[rows], str(path), zero_based=False)
+            out[f"{name}.{part}"] = str(path)
+    return tmp_path, out
+
+
+@pytest.mark.parametrize("options, data", [
+    (["-s", "3", "-c", "10", "-p", "0.05"], "reg"),
+    (["-s", "4", "-n", "0.3", "-t", "1", "-r", "1"], "reg"),
+    (["-s", "2", "-n", "0.1"], "oc"),
+    (["-s", "1", "-n", "0.3"], "three"),
+    (["-s", "0", "-c", "5", "-t", "2", "-g", "0.5"], "oc"),
+])
+def test_command_line_trains_what_svm_train_trains(libsvm_files, capsys, options, data):
+    """LIBSVM's numbers and defaults (gamma 1/num_features): the model's rho, support vector
+    count and predictions are svm-train's (libsvm-official) to the tolerance."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    model = str(folder / "ours.model")
+    assert main(["train", "-q", "-e", "1e-7", *options, files[f"{data}.trn"], model]) == 0
+    y, x = svmutil.svm_read_problem(files[f"{data}.trn"])
+    theirs = svmutil.svm_train(y, x, " ".join([*options, "-e", "1e-7", "-q"]))
+    ours = load_model(model)
+    assert len(ours.support_) == theirs.get_nr_sv()
+    yt, xt = svmutil.svm_read_problem(files[f"{data}.tst"])
+    labels, values = _svm_predict(theirs, xt)
+    out = folder / "out"
+    assert main(["predict", files[f"{data}.tst"], model, str(out)]) == 0
+    said = capsys.readouterr().out
+    predicted = np.loadtxt(out)
+    if options[1] in ("3", "4"):
+        np.testing.assert_allclose(predicted, labels, atol=1e-5)
+        mse = np.mean((np.array(labels) - yt) ** 2)
+        assert f"Mean squared error = {np.mean((predicted - yt) ** 2):g} (regression)" in said
+        assert np.mean((predicted - yt) ** 2) == pytest.approx(mse, rel=1e-4)
+        assert "Squared correlation coefficient = " in said
+    else:
+        np.testing.assert_array_equal(predicted, labels)
+        assert f"Accuracy = {100 * np.mean(predicted == yt):.4f}%" in said
+    if options[1] in ("0", "1"):  # one decision value per pair, svm-predict's orientation
+        scores = ours.set_params(decision_function_shape="ovo").decision_function(
+            _dense(xt, 5))
+        # (LIBSVM's labels are in the order of first appearance: positive for the first;
+        # ours sorted, a binary decision positive for the second)
+        sign = -1 if ours.classes_.size == 2 and theirs.get_labels()[0] == ours.classes_[0] else 1
+        # (nu-SVC's values are divided by r: its solution's rounding grows by 1/r)
+        np.testing.assert_allclose(np.reshape(scores, (len(yt), -1)) * sign, values,
+                                   atol=1e-5 if options[1] == "0" else 1e-3)
+
+
+def _svm_predict(model, rows):
+    """LIBSVM's svm_predict_values on each row: (outputs, decision values), by the C library
+    (libsvm-official's svmutil.svm_predict crashed with a bus error on 3-class models)."""
+    import ctypes
+
+    from libsvm.svm import gen_svm_nodearray, libsvm
+
+    k = model.get_nr_class()
+    outputs, values = [], []
+    for row in rows:
+        nodes, _ = gen_svm_nodearray(row)
+        dec = (ctypes.c_double * max(1, k * (k - 1) // 2))()
+        outputs.append(libsvm.svm_predict_values(model, nodes, dec))
+        values.append(list(dec))
+    return np.array(outputs), np.array(values)
+
+
+def _dense(rows, d):
+    out = np.zeros((len(rows), d))
+    for i, row in enumerate(rows):
+        for k, v in row.items():
+            out[i, k - 1] = v
+    return out
+
+
+def test_command_line_cross_validates_a_regression_and_reports_as_svm_train(libsvm_files,
+                                                                            capsys):
+    from pegasos.cli import main
+
+    _, files = libsvm_files
+    assert main(["train", "-s", "3", "-v", "4", files["reg.trn"]]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Cross Validation Mean squared error = ")
+    assert "\nCross Validation Squared correlation coefficient = " in said
+    assert main(["train", "-s", "one-class", "-v", "3", files["oc.trn"]]) == 0
+    assert capsys.readouterr().out.startswith("Cross Validation Accuracy = ")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-s", "svr", "-w", "1:2"], "-s svr has no classes: -w (class weights) does not apply"),
+    (["-s", "one-class", "-b", "1"], "-s one-class: -b 1 (probability estimates) is for the "
+                                      "classifiers here"),
+    (["-s", "nu-svc", "-c", "2"], "-s nu-svc takes nu (-n), not C (-c)"),
+    (["-s", "svr", "-n", "0.2"], "-n does not apply to -s svr"),
+    (["-s", "nu-svr", "-p", "0.2"], "-p does not apply to -s nu-svr (it is for -s svr)"),
+    (["-s", "svr", "-p", "-1"], "-p (epsilon) must be a float in the range [0.0, inf)"),
+])
+def test_command_line_refuses_options_a_problem_does_not_take(libsvm_files, capsys, argv,
+                                                             message):
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    with pytest.raises(SystemExit) as exc:
+        main(["train", *argv, files["reg.trn"], str(folder / "x.model")])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not (folder / "x.model").exists()
+
+
+def test_a_regression_model_refuses_probabilities_and_decision_values(libsvm_files, capsys):
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    model = str(folder / "r.model")
+    assert main(["train", "-q", "-s", "svr", files["reg.trn"], model]) == 0
+    assert main(["predict", "-b", "1", files["reg.tst"], model]) == 1
+    assert "is a regression model: -b 1 (probability estimates) is for classifiers" in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["predict", "--decision-values", files["reg.tst"], model])
+    assert "its prediction is its decision value" in capsys.readouterr().err

@@ -280,7 +280,7 @@ def test_command_line_trains_it_with_s_0(tmp_path, capsys):
     out = capsys.readouterr().out
     assert '"solver": "svc"' in out and "relative_duality_gap" in out
     loaded = load_model(model)
-    svc = SVC(C=10, tol=1e-4).fit(X, y)
+    svc = SVC(C=10, tol=1e-4, gamma="auto").fit(X, y)  # svm-train's gamma: 1/num_features
     assert type(loaded).__name__ == "DualSVC"
     np.testing.assert_allclose(loaded.decision_function(X), svc.decision_function(X), atol=1e-3)
 

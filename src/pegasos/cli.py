@@ -37,9 +37,16 @@ from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 # ``python -m benchmarks.startup``); each command imports what it uses.
 
 DEMO_DATASETS = ("breast_cancer", "digits")
-SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")
+SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc", "nu-svc", "one-class",
+           "svr", "nu-svr")
 KERNEL_SOLVERS = SOLVERS[1:]
 STOCHASTIC = SOLVERS[:4]  # the solvers with a budget of draws
+DUAL = SOLVERS[4:]  # LIBSVM's five problems, by the working-set solver
+#: the dual solvers whose output is a number or +1/-1, not one of the file's classes
+UNLABELLED = ("one-class", "svr", "nu-svr")
+REGRESSION = ("svr", "nu-svr")
+#: LIBSVM's svm-train -s numbers
+LIBSVM_NUMBERS = {"0": "svc", "1": "nu-svc", "2": "one-class", "3": "svr", "4": "nu-svr"}
 KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
 
 
@@ -62,31 +69,31 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------- train
 
 
-# LIBLINEAR's (train -s) and LIBSVM's (svm-train -s) solver numbers, and what they are here.
-_HINGE = "the hinge-loss SVM: -s pegasos (the default)"
+# LIBLINEAR's solver numbers beyond LIBSVM's (0-4, read as svm-train reads them).
 _NUMBERED = {
-    "1": f"LIBLINEAR's squared-hinge SVM (dual); the closest here is {_HINGE}",
-    "2": f"LIBLINEAR's squared-hinge SVM (primal); the closest here is {_HINGE}",
-    "3": f"LIBLINEAR's hinge-loss SVM (dual), which is {_HINGE}",
-    "4": "LIBLINEAR's Crammer-Singer multi-class SVM (not available: multi-class data is "
-         "trained one-vs-rest by every solver here), or LIBSVM's nu-SVR (not available)",
     "5": "LIBLINEAR's L1-regularised SVM (not available here)",
     "6": "LIBLINEAR's L1-regularised logistic regression (not available here)",
     "7": "LIBLINEAR's logistic regression (dual; not available here)",
 }
 
 
+class _Numbered(str):
+    """A solver given by LIBSVM's number (``-s 0`` to ``-s 4``): LIBSVM's defaults apply
+    (gamma = 1 / the number of features)."""
+
+
 def _solver(text):
-    """A solver name; LIBLINEAR's and LIBSVM's numbers get a message naming the equivalent."""
+    """A solver name, or LIBSVM's svm-train number; LIBLINEAR's other numbers get a message
+    naming what they are."""
     if text in SOLVERS:
         return text
-    if text == "0":  # LIBSVM's C-SVC (LIBLINEAR's 0, logistic regression, is not here)
-        return "svc"
+    if text in LIBSVM_NUMBERS:  # svm-train's -s (LIBLINEAR's 0-4 mean other solvers)
+        return _Numbered(LIBSVM_NUMBERS[text])
     if text.isdigit():
-        meaning = _NUMBERED.get(text, "a LIBLINEAR/LIBSVM solver that is not available here "
-                                      "(regression, one-class)")
+        meaning = _NUMBERED.get(text, "not a LIBSVM solver (0-4)")
         raise argparse.ArgumentTypeError(
-            f"solvers are named here, not numbered: -s {text} is {meaning}"
+            f"-s {text} is {meaning}; -s takes a name ({', '.join(SOLVERS)}) or LIBSVM's "
+            "numbers 0-4 (C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR)"
         )
     raise argparse.ArgumentTypeError(
         f"invalid solver {text!r}: choose from {', '.join(SOLVERS)}"
@@ -104,8 +111,9 @@ def _train_parser(sub):
     p.add_argument("model", metavar="MODEL", nargs="?")
     p.add_argument("-s", "--solver", type=_solver, default="pegasos",
                    help="pegasos (linear, default), kernel-pegasos, sbp (stochastic batch "
-                   "perceptron), perceptron (kernel perceptron), or svc (SVC's model by the "
-                   "working-set dual solver; also -s 0, LIBSVM's C-SVC)")
+                   "perceptron), perceptron (kernel perceptron), or LIBSVM's problems by the "
+                   "working-set dual solver: svc, nu-svc, one-class, svr, nu-svr (also "
+                   "LIBSVM's numbers 0-4, with LIBSVM's default gamma 1/num_features)")
     p.add_argument("-t", "--kernel", default=None, metavar="KERNEL",
                    help="kernel of the kernel solvers: linear, poly, rbf (default), sigmoid, or "
                    "LIBSVM's numbers 0-3")
@@ -116,16 +124,19 @@ def _train_parser(sub):
     p.add_argument("-d", "--degree", type=int, default=None,
                    help="degree of the poly kernel (default 3)")
     p.add_argument("-m", "--cache-size", type=float, default=None, metavar="MB",
-                   help="-s svc: memory for kept kernel columns (default 200); the "
+                   help="the dual solvers: memory for kept kernel columns (default 200); the "
                         "stochastic kernel solvers accept it for LIBSVM's habit, with no "
                         "effect (they compute columns a mini-batch at a time)")
     p.add_argument("--shrinking", type=int, choices=(0, 1), default=None, metavar="0|1",
-                   help="-s svc: LIBSVM's -h 0|1 (also spelled so: -h followed by a number), "
-                        "its shrinking heuristic; accepted with no effect: the working sets do "
-                        "not shrink, and shrinking changes LIBSVM's speed, not its model")
+                   help="the dual solvers: LIBSVM's -h 0|1 (also spelled so: -h followed by a "
+                        "number), its shrinking heuristic; accepted with no effect: the working "
+                        "sets do not shrink, and shrinking changes LIBSVM's speed, not its model")
     p.add_argument("-n", "--nu", type=float, default=None,
-                   help="SBP's slack budget nu (default: estimated from C by one pass of kernel "
+                   help="nu of nu-svc, one-class and nu-svr (default 0.5, as LIBSVM's), or "
+                        "SBP's slack budget (default: estimated from C by one pass of kernel "
                         "Pegasos)")
+    p.add_argument("-p", "--epsilon", type=float, default=None,
+                   help="-s svr: the width of the tube of no loss (default 0.1, as LIBSVM's)")
     reg = p.add_mutually_exclusive_group()
     reg.add_argument("-c", "--cost", type=float, metavar="C",
                      help="LIBLINEAR's C: lambda = 1 / (C * n) (default: C = 1)")
@@ -231,14 +242,16 @@ def _kernel_params(args, parser):
     kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
     if kernel not in ("linear", "poly", "rbf", "sigmoid"):
         parser.error(f"-t must be linear, poly, rbf, sigmoid or 0-3; got {args.kernel!r}")
-    gamma = "scale" if args.gamma is None else args.gamma
+    # LIBSVM's default under its numbers: 1 / the number of features (SVC's "auto")
+    default = "auto" if isinstance(args.solver, _Numbered) else "scale"
+    gamma = default if args.gamma is None else args.gamma
     try:
         gamma = float(gamma)
     except ValueError:
         pass  # "scale", "auto", or refused by the estimator
     if args.cache_size is not None and args.cache_size < 0:
         parser.error(f"-m must be >= 0; got {args.cache_size}")
-    if args.cache_size is not None and args.solver != "svc":  # no column cache
+    if args.cache_size is not None and args.solver not in DUAL:  # no column cache
         print(f"pegasos: note: -m has no effect with -s {args.solver} (its kernel columns "
               "are computed a mini-batch at a time, not cached)", file=sys.stderr)
     return {"kernel": kernel, "gamma": gamma,
@@ -254,11 +267,16 @@ _ONLY_FOR = (
     ("coef0", "-r", KERNEL_SOLVERS),
     ("degree", "-d", KERNEL_SOLVERS),
     ("cache_size", "-m", KERNEL_SOLVERS),
-    ("shrinking", "-h", ("svc",)),
-    ("nu", "-n", ("sbp",)),
-    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", "svc")),
+    ("shrinking", "-h", DUAL),
+    ("nu", "-n", ("sbp", "nu-svc", "one-class", "nu-svr")),
+    ("epsilon", "-p", ("svr",)),
+    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", "svc", "svr", "nu-svr")),
     ("lam", "-l", ("pegasos", "kernel-pegasos")),
-    ("tol", "-e", ("pegasos", "svc")),
+    ("tol", "-e", ("pegasos", *DUAL)),
+    ("weight", "-w", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
+    ("balanced", "--balanced", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
+    ("probability_estimates", "-b 1", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc",
+                                       "nu-svc")),
     ("batch_size", "-k", STOCHASTIC),
     ("epochs", "--epochs", STOCHASTIC),
     ("average", "--average", STOCHASTIC),
@@ -277,14 +295,26 @@ _WHY_NOT = {
     ("sbp", "-B"): "-s sbp's intercept is a free b (--unregularized-bias): -B does not apply",
     ("svc", "-l"): "-s svc takes SVC's C (-c), not -l",
     ("svc", "-B"): "-s svc's intercept is SVC's free b: -B does not apply",
+    ("nu-svc", "-c"): "-s nu-svc takes nu (-n), not C (-c): its C is what nu gives",
+    ("one-class", "-c"): "-s one-class takes nu (-n), not C (-c)",
+    ("nu-svc", "-w"): "-s nu-svc has no C to weight: -w has no effect in LIBSVM's nu-SVC, and "
+                      "is refused here",
+    ("nu-svc", "--balanced"): "-s nu-svc has no C to weight: --balanced does not apply",
 }
+for _solver_name in UNLABELLED:
+    _WHY_NOT[(_solver_name, "-w")] = (f"-s {_solver_name} has no classes: -w (class weights) "
+                                      "does not apply")
+    _WHY_NOT[(_solver_name, "-b 1")] = (f"-s {_solver_name}: -b 1 (probability estimates) is "
+                                        "for the classifiers here")
 
 
 def _check_solver_options(args, parser):
     """Refuse options the chosen solver does not take, and options that contradict each other."""
     for dest, option, solvers in _ONLY_FOR:
         value = getattr(args, dest)
-        if value is None or value is False or args.solver in solvers:
+        given = bool(value) if dest in ("weight", "probability_estimates") else (
+            value is not None and value is not False)
+        if not given or args.solver in solvers:
             continue
         why = _WHY_NOT.get((args.solver, option))
         if why is None and option == "-t/--kernel":
@@ -311,7 +341,7 @@ OPTIONS = {
     "C": "-c", "lam": "-l", "batch_size": "-k", "n_iter": "--iter", "n_epochs": "--epochs",
     "tol": "-e", "nu": "-n", "kernel": "-t", "gamma": "-g", "coef0": "-r", "degree": "-d",
     "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
-    "max_iter": "--iter", "cache_size": "-m",
+    "max_iter": "--iter", "cache_size": "-m", "epsilon": "-p",
     "sampling": "--sampling",
 }
 
@@ -369,19 +399,34 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
     if args.solver == "perceptron":
         return KernelPerceptron(average=average is not False, class_weight=class_weight,
                                 **intercept, **kernel, **common)
-    if args.solver == "svc":
-        from .svc import DualSVC
-
-        if args.shrinking is not None:
-            print(f"pegasos: note: -h {args.shrinking} has no effect with -s svc (its working "
-                  "sets do not shrink; the model is the same either way)", file=sys.stderr)
-
-        return DualSVC(class_weight=class_weight, random_state=args.seed, **kernel, **_given(
-            C=args.cost, tol=args.tol, max_iter=args.iter, cache_size=args.cache_size))
+    if args.solver in DUAL:
+        return _dual_estimator(args, kernel, class_weight)
     C = None if args.nu is not None else DEFAULT_C if args.cost is None else args.cost
     return SBPClassifier(
         nu=args.nu, C=C, average=average is not False, fit_intercept=args.unregularized_bias,
         class_weight=class_weight, **kernel, **common)
+
+
+def _dual_estimator(args, kernel, class_weight):
+    """The working-set solver's estimator of ``-s`` (LIBSVM's five problems)."""
+    from .one_class import DualOneClassSVM
+    from .svc import DualNuSVC, DualSVC
+    from .svr import DualNuSVR, DualSVR
+
+    if args.shrinking is not None:
+        print(f"pegasos: note: -h {args.shrinking} has no effect with -s {args.solver} (its "
+              "working sets do not shrink; the model is the same either way)", file=sys.stderr)
+    common = {**kernel, **_given(tol=args.tol, max_iter=args.iter, cache_size=args.cache_size)}
+    if args.solver == "svc":
+        return DualSVC(class_weight=class_weight, random_state=args.seed, **common,
+                       **_given(C=args.cost))
+    if args.solver == "nu-svc":
+        return DualNuSVC(random_state=args.seed, **common, **_given(nu=args.nu))
+    if args.solver == "one-class":
+        return DualOneClassSVM(**common, **_given(nu=args.nu))
+    if args.solver == "svr":
+        return DualSVR(**common, **_given(C=args.cost, epsilon=args.epsilon))
+    return DualNuSVR(**common, **_given(nu=args.nu, C=args.cost))
 
 
 def _load(path, zero_based, n_features=None, counted=False):
@@ -529,6 +574,8 @@ def _train(args, parser):
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
     X, y = _load(args.data, args.zero_based)
+    if args.solver in UNLABELLED:
+        return _train_unlabelled(args, parser, est, X, y, model_path)
     classes = np.unique(y)
     if len(classes) < 2:
         raise _Failure(f"{args.data}: all examples have the label {_label(classes[0])}; "
@@ -543,6 +590,123 @@ def _train(args, parser):
     if args.test:
         X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
     return _train_fit(args, est, X, y, X_test, y_test, model_path)
+
+
+def _train_unlabelled(args, parser, est, X, y, model_path):
+    """``train -s one-class|svr|nu-svr``: fit on the rows (and their targets), save, and
+    report as svm-train and svm-predict do -- the mean squared error and squared
+    correlation of a regression, the share of rows predicted +1 by a one-class model (its
+    accuracy against the file's labels with -v or --test)."""
+    if args.plot:
+        parser.error(f"--plot is for the classifiers; -s {args.solver} has no test error curve")
+    if args.cv is not None:
+        return _cross_validate_unlabelled(args, parser, est, X, y)
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+    tic = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        est.fit(X, y) if args.solver in REGRESSION else est.fit(X)
+    seconds = time.perf_counter() - tic
+    _save(est, model_path)
+    summary = {"data": args.data, "model": model_path, "solver": args.solver,
+               "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+               "kernel": est.kernel, "iterations": int(est.n_iter_),
+               "support_vectors": int(len(est.support_)),
+               "kernel_evaluations": est.n_kernel_evals_, "objective": est.objective_,
+               "seconds": seconds}
+    if est.kernel != "linear":
+        summary["gamma"] = est.gamma_
+    if args.solver == "nu-svr":
+        summary["epsilon"] = est.epsilon_
+    summary.update(_fit_quality(args.solver, est, X, y, "training"))
+    if X_test is not None:
+        summary.update(_fit_quality(args.solver, est, X_test, y_test, "test"))
+    if args.json:
+        _print_json(summary)
+    elif not args.quiet:
+        lines = [f"{args.data}: {summary['n_samples']} examples, {summary['n_features']} "
+                 "features",
+                 f"{args.solver} with the {est.kernel} kernel"
+                 + (f" (gamma = {est.gamma_:.6g})" if "gamma" in summary else "")
+                 + f": {summary['iterations']} iterations, {summary['kernel_evaluations']} "
+                 f"kernel evaluations, {summary['support_vectors']} support vectors, "
+                 f"{seconds:.3f} s",
+                 f"obj = {est.objective_:.6g}, rho = {-est.intercept_[0]:.6g}"
+                 + (f", epsilon = {est.epsilon_:.6g}" if "epsilon" in summary else "")]
+        lines += [_quality_text(summary, part) for part in ("training", "test")
+                  if f"{part}_mean_squared_error" in summary or f"{part}_accuracy" in summary]
+        lines.append(f"model written to {model_path}")
+        print("\n".join(lines))
+    return 0
+
+
+def _fit_quality(solver, est, X, y, part):
+    """A regression's mean squared error and squared correlation on (X, y), or a one-class
+    model's share of rows predicted +1 and its accuracy against y (as svm-predict's)."""
+    import numpy as np
+
+    predicted = est.predict(X)
+    if solver in REGRESSION:
+        return {f"{part}_{key}": value for key, value in _regression_metrics(y, predicted).items()}
+    return {f"{part}_inliers": float(np.mean(predicted == 1)),
+            f"{part}_accuracy": float(np.mean(predicted == y))}
+
+
+def _regression_metrics(y, predicted):
+    """svm-predict's: the mean squared error and the squared correlation coefficient."""
+    import numpy as np
+
+    y, v = np.asarray(y, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
+    n = len(y)
+    sv, sy, svv, syy, svy = v.sum(), y.sum(), v @ v, y @ y, v @ y
+    denominator = (n * svv - sv * sv) * (n * syy - sy * sy)
+    r2 = (n * svy - sv * sy) ** 2 / denominator if denominator > 0 else float("nan")
+    return {"mean_squared_error": float(np.mean((v - y) ** 2)),
+            "squared_correlation": float(r2)}
+
+
+def _quality_text(summary, part):
+    """The line of :func:`_fit_quality`'s numbers."""
+    if f"{part}_mean_squared_error" in summary:
+        return (f"{part} mean squared error = {summary[f'{part}_mean_squared_error']:.6g}, "
+                f"squared correlation = {summary[f'{part}_squared_correlation']:.6g}")
+    return (f"{part}: {100 * summary[f'{part}_inliers']:.4f}% predicted +1 (inliers); "
+            f"accuracy against the labels = {100 * summary[f'{part}_accuracy']:.4f}%")
+
+
+def _cross_validate_unlabelled(args, parser, est, X, y):
+    """``-v N`` of a regression or one-class model: LIBSVM's cross validation, each row
+    predicted by the model of the folds without it; svm-train's mean squared error and
+    squared correlation over all rows (regression) or accuracy against the labels."""
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold
+
+    if args.cv < 2:
+        parser.error(f"-v needs at least 2 folds; got {args.cv}")
+    predicted = np.empty(len(y))
+    for train, test in KFold(args.cv, shuffle=True, random_state=args.seed).split(X):
+        fold = clone(est)
+        fold.fit(X[train], y[train]) if args.solver in REGRESSION else fold.fit(X[train])
+        predicted[test] = fold.predict(X[test])
+    summary = {"data": args.data, "folds": args.cv}
+    if args.solver in REGRESSION:
+        metrics = _regression_metrics(y, predicted)
+        summary.update({f"cross_validation_{k}": v for k, v in metrics.items()})
+        text = (f"Cross Validation Mean squared error = {metrics['mean_squared_error']:g}\n"
+                f"Cross Validation Squared correlation coefficient = "
+                f"{metrics['squared_correlation']:g}")
+    else:
+        accuracy = float(np.mean(predicted == y))
+        summary["cross_validation_accuracy"] = accuracy
+        text = f"Cross Validation Accuracy = {100 * accuracy:.4f}%"
+    if args.json:
+        _print_json(summary)
+    else:
+        print(text)
+    return 0
 
 
 def _train_stream(args, parser, est, model_path):
@@ -656,7 +820,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
                        kernel_evaluations=est.n_kernel_evals_)
         if est.kernel != "linear":  # the linear kernel has no gamma
             summary["gamma"] = est.gamma_
-        if args.solver == "svc":
+        if args.solver in ("svc", "nu-svc"):
             summary["relative_duality_gap"] = est.relative_gap_.tolist()
         if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
             summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
@@ -881,6 +1045,8 @@ def _predict(args, parser):
               f"{est.n_features_in_} were ignored", file=sys.stderr)
     if args.probability_estimates and args.decision_values:
         parser.error("-b 1 and --decision-values each write their own columns; choose one")
+    if not hasattr(est, "classes_"):  # a regression or one-class model
+        return _predict_unlabelled(args, parser, est, X, y)
     if args.probability_estimates:
         if not getattr(est, "probability", False) or not hasattr(est, "probA_"):
             raise _Failure(f"{args.model} has no probability estimates; train it with -b 1")
@@ -912,6 +1078,58 @@ def _predict(args, parser):
         _print_json(summary, report)
     elif not args.quiet:
         print(f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})", file=report)
+    return 0
+
+
+def _predict_unlabelled(args, parser, est, X, y):
+    """``predict`` with a regression model (one value per line, as svm-predict's ``%.17g``,
+    and its mean squared error and squared correlation) or a one-class model (+1 or -1,
+    and the accuracy against the file's labels)."""
+    import numpy as np
+
+    from ._files import write_atomic
+
+    from sklearn.base import is_regressor
+
+    regression = is_regressor(est)
+    if args.probability_estimates:
+        raise _Failure(f"{args.model} is a {'regression' if regression else 'one-class'} "
+                       "model: -b 1 (probability estimates) is for classifiers")
+    if regression and args.decision_values:
+        parser.error(f"{args.model} is a regression model: its prediction is its decision "
+                     "value (--decision-values is for classifiers and one-class models)")
+    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y))}
+    if regression:
+        predicted = est.predict(X)
+        lines = "".join(f"{v:.17g}\n" for v in predicted)
+        summary.update(_regression_metrics(y, predicted))
+        text = (f"Mean squared error = {summary['mean_squared_error']:g} (regression)\n"
+                f"Squared correlation coefficient = {summary['squared_correlation']:g} "
+                "(regression)")
+    else:
+        predicted = est.predict(X)
+        if args.decision_values:
+            lines = _decision_lines(np.array([-1, 1]), predicted, est.decision_function(X))
+        else:
+            lines = "".join(f"{v:d}\n" for v in predicted)
+        correct = int(np.sum(predicted == y))
+        summary.update(correct=correct, accuracy=correct / len(y),
+                       inliers=float(np.mean(predicted == 1)))
+        text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
+    if args.output:
+        try:
+            write_atomic(args.output, lambda f: f.write(lines), mode="w")
+        except OSError as exc:
+            raise _Failure(f"cannot write the predictions {args.output}: {_reason(exc)}") from exc
+        summary["output"] = args.output
+        report = sys.stdout
+    else:
+        sys.stdout.write(lines)
+        report = sys.stderr
+    if args.json:
+        _print_json(summary, report)
+    elif not args.quiet:
+        print(text, file=report)
     return 0
 
 
@@ -1083,7 +1301,7 @@ def _info(args, parser):
         "model": args.model, "estimator": meta["estimator"], "format_version": meta["version"],
         "written_by": f"pegasos {meta.get('pegasos_version', '?')}",
         "classes": [_label(c) if np.asarray(est.classes_).dtype.kind in "iuf" else str(c)
-                    for c in est.classes_],
+                    for c in getattr(est, "classes_", [])],
         "n_features": int(est.n_features_in_),
         "parameters": est.get_params(),
         "fitted": meta["attributes"],
@@ -1101,7 +1319,8 @@ def _info(args, parser):
         return 0
     print(f"{args.model}: {summary['estimator']}, model format version "
           f"{summary['format_version']}, written by {summary['written_by']}")
-    print(f"classes {', '.join(summary['classes'])}; {summary['n_features']} features"
+    print((f"classes {', '.join(summary['classes'])}; " if summary["classes"] else
+           "no classes (regression or one-class); ") + f"{summary['n_features']} features"
           + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
              if "support_vectors" in summary else ""))
     print("regularisation: " + summary["regularisation"]["text"])
@@ -1157,6 +1376,21 @@ def _regularisation(est):
         out["C"] = float(params["C"])
         out["text"] = (f"C = {params['C']:.6g} (SVC's C, the weight of the hinge loss; "
                        "a free intercept)")
+        return out
+    if type(est).__name__ in ("DualSVR", "DualNuSVR"):
+        out["C"] = float(params["C"])
+        out["text"] = f"C = {params['C']:.6g} (the weight of the epsilon-insensitive loss)"
+        if "nu" in params:
+            out["nu"] = float(params["nu"])
+            out["text"] += f", nu = {params['nu']:.6g} (epsilon = {est.epsilon_:.6g} found)"
+        else:
+            out["text"] += f", epsilon = {params['epsilon']:.6g}"
+        return out
+    if "nu" in params:  # nu-SVC, one-class: nu in place of C
+        out["nu"] = float(params["nu"])
+        out["text"] = f"nu = {params['nu']:.6g}" + (
+            f" (each pair's C = 1/r: {', '.join(f'{c:.6g}' for c in est.C_)})"
+            if hasattr(est, "C_") else "")
         return out
     out["text"] = "none (the kernel Perceptron is not regularised)"
     return out
