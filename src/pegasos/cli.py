@@ -1086,10 +1086,9 @@ def _predict_unlabelled(args, parser, est, X, y):
     and its mean squared error and squared correlation) or a one-class model (+1 or -1,
     and the accuracy against the file's labels)."""
     import numpy as np
+    from sklearn.base import is_regressor
 
     from ._files import write_atomic
-
-    from sklearn.base import is_regressor
 
     regression = is_regressor(est)
     if args.probability_estimates:
