@@ -1,6 +1,8 @@
 """LIBSVM's other problems on the working-set solver: DualSVR, DualNuSVR, DualOneClassSVM
 and DualNuSVC, against the naive LIBSVM solver (tests/naive.py) and against scikit-learn's
-LIBSVM."""
+LIBSVM; the command line's LIBSVM numbers and LIBSVM's model files, against libsvm-official."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from pegasos import (
     DualNuSVC,
     DualNuSVR,
     DualOneClassSVM,
+    DualSVC,
     DualSVR,
     Report,
     load_model,
@@ -349,3 +352,141 @@ def test_a_regression_model_refuses_probabilities_and_decision_values(libsvm_fil
     with pytest.raises(SystemExit):
         main(["predict", "--decision-values", files["reg.tst"], model])
     assert "its prediction is its decision value" in capsys.readouterr().err
+
+
+def _svm_proba(model, rows):
+    """LIBSVM's svm_predict_probability on each row, columns in the model's label order."""
+    import ctypes
+
+    from libsvm.svm import gen_svm_nodearray, libsvm
+
+    out = []
+    for row in rows:
+        nodes, _ = gen_svm_nodearray(row)
+        p = (ctypes.c_double * model.get_nr_class())()
+        libsvm.svm_predict_probability(model, nodes, p)
+        out.append(list(p))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("options, data", [
+    ("-s 0 -c 4", "oc"), ("-s 0 -b 1", "oc"), ("-s 0 -b 1 -t 1 -r 1", "three"),
+    ("-s 1 -n 0.3 -t 3 -g 0.1", "three"), ("-s 2 -n 0.2", "oc"), ("-s 3 -b 1", "reg"),
+    ("-s 4 -t 0", "reg"),
+])
+def test_svm_train_models_read_predict_as_svm_predict_and_go_back(libsvm_files, options, data):
+    """Each kind of LIBSVM model file (labels in LIBSVM's order of first appearance, here
+    3 1 2 for the three classes) read as ours predicts what svm-predict predicts, with the
+    same decision values and probabilities; written back, svm-predict reads it alike."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.interchange import from_libsvm, to_libsvm
+
+    folder, files = libsvm_files
+    y, x = svmutil.svm_read_problem(files[f"{data}.trn"])
+    if data == "three":  # LIBSVM's labels in their order of first appearance: 3, 1, 2
+        y = [float((int(v) + 1) % 3 + 1) for v in y]
+    model = svmutil.svm_train(y, x, options + " -q")
+    path = str(folder / "theirs.model")
+    svmutil.svm_save_model(path, model)
+    theirs = svmutil.svm_load_model(path)  # (as saved: support vectors to 8 digits)
+    ours = from_libsvm(path)
+    yt, xt = svmutil.svm_read_problem(files[f"{data}.tst"])
+    Xt = _dense(xt, 5)
+    outputs, values = _svm_predict(theirs, xt)
+    np.testing.assert_allclose(ours.predict(Xt), outputs, rtol=0, atol=1e-12)
+    if options.startswith(("-s 0", "-s 1")) and len(ours.classes_) > 2:
+        labels = theirs.get_labels()
+        ovo = ours.set_params(decision_function_shape="ovo").decision_function(Xt)
+        for p, (i, j) in enumerate(itertools.combinations(range(3), 2)):
+            a, b = labels.index(ours.classes_[i]), labels.index(ours.classes_[j])
+            q = list(itertools.combinations(range(3), 2)).index((min(a, b), max(a, b)))
+            np.testing.assert_allclose(ovo[:, p] * (1 if a < b else -1), values[:, q],
+                                       rtol=0, atol=1e-12)
+    if "-b 1" in options and options.startswith("-s 0"):
+        columns = [theirs.get_labels().index(c) for c in ours.classes_]
+        np.testing.assert_allclose(ours.predict_proba(Xt), _svm_proba(theirs, xt)[:, columns],
+                                   rtol=0, atol=1e-9)
+    to_libsvm(ours, folder / "back.model")
+    back = svmutil.svm_load_model(str(folder / "back.model"))
+    np.testing.assert_allclose(_svm_predict(back, xt)[0], outputs, rtol=0, atol=1e-12)
+
+
+_OURS = {"svc-proba": lambda: DualSVC(C=3, probability=True, random_state=0),
+         "nu-svc-poly": lambda: DualNuSVC(nu=0.2, kernel="poly", degree=2, coef0=1.0),
+         "svc-sigmoid": lambda: DualSVC(kernel="sigmoid", gamma=0.05),
+         "svr": lambda: DualSVR(C=5, epsilon=0.05),
+         "nu-svr-linear": lambda: DualNuSVR(kernel="linear"),
+         "one-class": lambda: DualOneClassSVM(nu=0.3)}
+
+
+@pytest.mark.parametrize("name, classes", [
+    *((name, k) for name in ("svc-proba", "nu-svc-poly", "svc-sigmoid") for k in (2, 3)),
+    ("svr", 0), ("nu-svr-linear", 0), ("one-class", 2)])
+def test_our_models_written_for_libsvm_predict_the_same_in_svm_predict(libsvm_files, name,
+                                                                        classes):
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.interchange import to_libsvm
+
+    folder, _ = libsvm_files
+    X, z = _regression(n=150, d=4, seed=7)
+    est = _OURS[name]()
+    target = {0: z, 2: np.where(z > 1, 5, -3), 3: np.digitize(z, [0.7, 1.6]) * 2 - 1}[classes]
+    est.fit(sp.csr_matrix(X), target)
+    to_libsvm(est, folder / "ours.model")
+    theirs = svmutil.svm_load_model(str(folder / "ours.model"))
+    rows = [{j + 1: v for j, v in enumerate(row) if v != 0} for row in X]
+    outputs, values = _svm_predict(theirs, rows)
+    np.testing.assert_allclose(outputs, est.predict(X), rtol=0, atol=1e-9)
+    if isinstance(est, DualOneClassSVM):
+        np.testing.assert_allclose(values[:, 0], est.decision_function(X), atol=1e-9)
+    if getattr(est, "probability", False):
+        columns = [theirs.get_labels().index(c) for c in est.classes_]
+        np.testing.assert_allclose(_svm_proba(theirs, rows)[:, columns], est.predict_proba(X),
+                                   rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 1\nrho 0\nlabel 1 -1\n"
+     "nr_sv 1 0\nSV\n1 0:0.5\n", r"line 10: feature indices must be >= 1 and increasing"),
+    ("svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\n"
+     "nr_sv 1 1\nSV\n1 1:0.5\n", r"total_sv 2, but 1 support vector lines follow 'SV'"),
+    ("svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 0\nrho 0\nlabel 1 -1\nnr_sv 0 0\n"
+     "SV\n", "the header has no gamma"),
+    ("svm_type nu_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho nan\nSV\n1 1:1\n",
+     r"line 5: rho needs 1 finite numbers; got 'nan'"),
+    ("svm_type mc_svc\nkernel_type rbf\nSV\n", "svm_type 'mc_svc' is not one of LIBSVM's"),
+    ("svm_type c_svc\nkernel_type rbf\nkernel_type rbf\nSV\n", "line 3: kernel_type is given "
+                                                               "twice"),
+    ("svm_type one_class\nkernel_type rbf\n", "no 'SV' line: not a LIBSVM model file"),
+    ("svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 1\nrho 0 0 0\nlabel 1 2 2\n"
+     "nr_sv 1 0 0\nSV\n1 1 1:1\n", "line 6: the labels repeat"),
+])
+def test_malformed_libsvm_files_are_refused_with_the_line_at_fault(tmp_path, text, message):
+    from pegasos.interchange import LibsvmFormatError, from_libsvm
+
+    path = tmp_path / "bad.model"
+    path.write_text(text)
+    with pytest.raises(LibsvmFormatError, match=message):
+        from_libsvm(path)
+
+
+def test_command_line_exports_and_imports_libsvm_models(libsvm_files, capsys):
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    ours, exported, back = (str(folder / name) for name in ("m", "m.libsvm", "back"))
+    assert main(["train", "-q", "-s", "1", "-n", "0.3", files["three.trn"], ours]) == 0
+    assert main(["export", ours, exported]) == 0  # (LIBSVM's format for a dual model)
+    assert open(exported).readline() == "svm_type nu_svc\n"
+    yt, xt = svmutil.svm_read_problem(files["three.tst"])
+    np.testing.assert_array_equal(_svm_predict(svmutil.svm_load_model(exported), xt)[0],
+                                  load_model(ours).predict(_dense(xt, 5)))
+    assert main(["import", exported, back]) == 0
+    assert type(load_model(back)).__name__ == "DualNuSVC"
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["import", "-l", "0.1", exported, back])
+    assert "-l is for LIBLINEAR's files: a LIBSVM model has no lambda" in capsys.readouterr().err
+    assert main(["export", "--format", "liblinear", ours, str(folder / "x")]) == 1
+    assert "only linear models can be written for LIBLINEAR" in capsys.readouterr().err

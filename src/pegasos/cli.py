@@ -1187,24 +1187,29 @@ def _label(value):
 
 
 def _export_parser(sub):
-    p = sub.add_parser("export", help="write a linear model in LIBLINEAR's model format",
-                       description="Write MODEL (a linear model) as OUT in LIBLINEAR's text "
-                       "model format, which LIBLINEAR's own predict reads.")
-    p.add_argument("--format", choices=("liblinear",), default="liblinear")
+    p = sub.add_parser("export", help="write a model in LIBLINEAR's or LIBSVM's model format",
+                       description="Write MODEL as OUT in LIBLINEAR's text model format (a "
+                       "linear model), which LIBLINEAR's own predict reads, or in LIBSVM's (a "
+                       "model of -s svc, nu-svc, one-class, svr or nu-svr), which LIBSVM's "
+                       "svm-predict reads.")
+    p.add_argument("--format", choices=("liblinear", "libsvm"), default=None,
+                   help="default: libsvm for the dual solvers' models, liblinear for the rest")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("output", metavar="OUT")
     return p
 
 
 def _export(args, parser):
-    from .interchange import to_liblinear
+    from .interchange import SVM_TYPES, to_liblinear, to_libsvm
 
-    _check_paths([(args.output, "LIBLINEAR model")], [(args.model, "model")])
+    _check_paths([(args.output, "exported model")], [(args.model, "model")])
     est = _load_model(args.model)
+    kind = args.format or ("libsvm" if type(est).__name__ in SVM_TYPES else "liblinear")
+    name = "LIBSVM" if kind == "libsvm" else "LIBLINEAR"
     try:
-        to_liblinear(est, args.output)
+        (to_libsvm if kind == "libsvm" else to_liblinear)(est, args.output)
     except OSError as exc:
-        raise _Failure(f"cannot write the LIBLINEAR model {args.output}: {_reason(exc)}") from exc
+        raise _Failure(f"cannot write the {name} model {args.output}: {_reason(exc)}") from exc
     except ValueError as exc:
         raise _Failure(f"{args.model}: {exc}") from exc
     return 0
@@ -1255,31 +1260,49 @@ def _convert(args, parser):
 
 
 def _import_parser(sub):
-    p = sub.add_parser("import", help="read a LIBLINEAR model file into a pegasos model",
-                       description="Read LIBLINEAR_MODEL (a classifier's model file, as "
-                       "LIBLINEAR's train writes it) and write it as the pegasos model OUT.")
-    p.add_argument("model", metavar="LIBLINEAR_MODEL")
+    p = sub.add_parser("import", help="read a LIBLINEAR or LIBSVM model file into a pegasos "
+                       "model",
+                       description="Read MODEL_FILE (a LIBLINEAR classifier's model file, as "
+                       "LIBLINEAR's train writes it, or any LIBSVM model, as svm-train writes "
+                       "it: told apart by their first line) and write it as the pegasos model "
+                       "OUT.")
+    p.add_argument("model", metavar="MODEL_FILE")
     p.add_argument("output", metavar="OUT")
-    p.add_argument("-l", "--lam", type=float, default=1e-4,
-                   help="the lambda it was trained for, 1 / (C n) (not in LIBLINEAR's files; "
-                   "default 1e-4); used by duality gaps and continued training")
+    p.add_argument("-l", "--lam", type=float, default=None,
+                   help="LIBLINEAR's: the lambda it was trained for, 1 / (C n) (not in "
+                   "LIBLINEAR's files; default 1e-4); used by duality gaps and continued "
+                   "training")
     return p
 
 
 def _import(args, parser):
-    from .interchange import from_liblinear
+    from .interchange import from_liblinear, from_libsvm
 
-    if not args.lam > 0:
+    _check_paths([(args.output, "model")], [(args.model, "model file")])
+    libsvm = _first_word(args.model) == "svm_type"
+    if libsvm and args.lam is not None:
+        parser.error("-l is for LIBLINEAR's files: a LIBSVM model has no lambda")
+    if args.lam is not None and not args.lam > 0:
         parser.error(f"-l must be > 0; got {args.lam}")
-    _check_paths([(args.output, "model")], [(args.model, "LIBLINEAR model")])
     try:
-        est = from_liblinear(args.model, lam=args.lam)
+        est = (from_libsvm(args.model) if libsvm
+               else from_liblinear(args.model, lam=1e-4 if args.lam is None else args.lam))
     except ValueError as exc:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot read {args.model}: {_reason(exc)}") from exc
     _save(est, args.output)
     return 0
+
+
+def _first_word(path):
+    """The first word of a text file (LIBSVM's models start with svm_type, LIBLINEAR's with
+    solver_type), or "" when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline(256).split(" ", 1)[0].strip()
+    except OSError:
+        return ""
 
 
 def _info_parser(sub):

@@ -314,7 +314,10 @@ _NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: <
 _COMMON_ARRAYS = {"classes_", "intercept_"}
 _OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
 #: Arrays that only some fits of one estimator have.
-_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_"}}  # (a header number in older files)
+#: (DualSVC's n_iter_: a header number in older files; violation_, relative_gap_ and C_:
+#: absent from a model read from LIBSVM's format, which does not record them)
+_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "tie_order_"},
+                        "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_"}}
 #: The estimators of SVC's one-vs-one layout.
 _ONE_VS_ONE = ("DualSVC", "DualNuSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
@@ -322,8 +325,9 @@ _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_",
 _SINGLE = ("DualSVR", "DualOneClassSVM")
 _SINGLE_ARRAYS = _KERNEL_ARRAYS - {"classes_"}
 _SINGLE_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-                   "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral,
-                   "violation_": Real, "objective_": Real}
+                   "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral}
+#: (the solver's own numbers, which a model read from LIBSVM's format does not have)
+_SINGLE_OPTIONAL = {"violation_": Real, "objective_": Real}
 #: (arrays, scalar attributes with their types) of each estimator's model.
 _SCHEMA = {
     "PegasosClassifier": (
@@ -350,17 +354,17 @@ _SCHEMA = {
          "n_iter_": Integral},
     ),
     "DualSVC": (
-        _KERNEL_ARRAYS | {"violation_", "relative_gap_"},
+        _KERNEL_ARRAYS,
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
          "n_kernel_columns_": Integral, "fit_status_": Integral},
     ),
     "DualNuSVC": (
-        _KERNEL_ARRAYS | {"violation_", "relative_gap_", "n_iter_", "C_"},
+        _KERNEL_ARRAYS | {"n_iter_"},
         {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
          "n_kernel_columns_": Integral, "fit_status_": Integral},
     ),
     "DualSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
-    "DualNuSVR": (_SINGLE_ARRAYS, {**_SINGLE_SCALARS, "epsilon_": Real}),
+    "DualNuSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
     "DualOneClassSVM": (_SINGLE_ARRAYS | {"offset_"}, _SINGLE_SCALARS),
 }
 
@@ -626,7 +630,9 @@ _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partiti
                      "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
                      # (n_iter_: files before it was per problem)
                      "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral},
-                     "DualNuSVC": {"pairwise_coupling_": Integral}}
+                     "DualNuSVC": {"pairwise_coupling_": Integral},
+                     "DualSVR": _SINGLE_OPTIONAL, "DualOneClassSVM": _SINGLE_OPTIONAL,
+                     "DualNuSVR": {**_SINGLE_OPTIONAL, "epsilon_": Real}}
 
 
 def _check_scalars(name, attributes, refuse):
@@ -725,6 +731,11 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         refuse.check(bool(np.allclose(shaped("offset_", (1,)), -arrays["intercept_"],
                                       rtol=0, atol=0)),
                      "offset_ must be minus intercept_")
+    if "tie_order_" in arrays:  # a permutation of the classes
+        order = arrays["tie_order_"]
+        refuse.check(order.dtype.kind in "iu" and order.shape == (k,)
+                     and np.array_equal(np.sort(order), np.arange(k)),
+                     f"tie_order_ must be a permutation of the {k} classes' indices")
     if one_vs_one:  # prediction reads the support vectors grouped by class
         refuse.check(counts.shape == (k,) and bool(np.all(counts >= 0))
                      and int(counts.sum()) == n_sv,

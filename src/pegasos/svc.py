@@ -572,7 +572,8 @@ class DualSVC(_KernelClassifier):
         -------
         ndarray of shape (n_samples,)
             Labels from ``classes_``.  One-vs-one: the class with most votes,
-            ties to the first (LIBSVM's rule).
+            ties to the first (LIBSVM's rule; a model read from a LIBSVM file
+            keeps that file's order of labels for ties, ``tie_order_``).
         """
         check_is_fitted(self)
         if self.break_ties and self.decision_function_shape == "ovo":
@@ -587,6 +588,9 @@ class DualSVC(_KernelClassifier):
         for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
             votes[:, i] += scores[:, p] > 0
             votes[:, j] += scores[:, p] <= 0
+        order = getattr(self, "tie_order_", None)  # (a model read from LIBSVM's format)
+        if order is not None:
+            return self.classes_[order[np.argmax(votes[:, order], axis=1)]]
         return self.classes_[np.argmax(votes, axis=1)]
 
     # -- probabilities: LIBSVM's, for one-vs-one models ---------------------------
@@ -654,7 +658,14 @@ class DualSVC(_KernelClassifier):
         r = np.zeros((scores.shape[0], k, k))
         for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
             r[:, i, j], r[:, j, i] = pairwise[:, p], 1.0 - pairwise[:, p]
-        return couple(r)
+        order = getattr(self, "tie_order_", None)
+        if order is None:
+            return couple(r)
+        # a model read from LIBSVM's format couples in its file's order of labels, as
+        # svm-predict does (the coupling stops at a tolerance: the order shows in 1e-3)
+        proba = np.empty((scores.shape[0], k))
+        proba[:, order] = couple(r[:, order][:, :, order])
+        return proba
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):
