@@ -490,3 +490,101 @@ def test_command_line_exports_and_imports_libsvm_models(libsvm_files, capsys):
     assert "-l is for LIBLINEAR's files: a LIBSVM model has no lambda" in capsys.readouterr().err
     assert main(["export", "--format", "liblinear", ours, str(folder / "x")]) == 1
     assert "only linear models can be written for LIBLINEAR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nu_problems_converge_with_a_working_set_of_four(seed):
+    """Solver_NU's signs take turns in the set: the maximal violating pair of each sign is
+    brought first (a working set of 4 once went round for ever without a step)."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(200, 3)
+    y = (X[:, 0] + 0.5 * rng.randn(200) > 0).astype(int)
+    clf = DualNuSVC(working_set_size=4, tol=1e-6).fit(X, y)
+    assert clf.fit_status_ == 0
+    np.testing.assert_allclose(clf.decision_function(X),
+                               NuSVC(tol=1e-6).fit(X, y).decision_function(X), atol=1e-4)
+    z = X[:40, 0]
+    reg = DualNuSVR(working_set_size=4, tol=1e-8).fit(X[:40], z)
+    assert reg.fit_status_ == 0
+    np.testing.assert_allclose(reg.predict(X[:40]), NuSVR(tol=1e-8).fit(X[:40], z).predict(
+        X[:40]), atol=1e-6)
+
+
+def test_a_nu_with_no_model_is_refused_as_scikit_learn_refuses_it():
+    X, _ = _regression(n=40)
+    with pytest.raises(ValueError, match=r"nu-SVC found no model: r = .*Take a smaller nu"):
+        DualNuSVC(nu=1.0).fit(X, np.arange(40) % 2)  # every variable at its bound
+    with pytest.raises(ValueError, match=r"nu-SVC found no model"):
+        DualNuSVC().fit(np.vstack([X[:1]] * 10), np.arange(10) % 2)  # one row, two labels
+    with pytest.raises(ValueError, match=r"DualOneClassSVM found no model: its offset "
+                                         r"\(LIBSVM's rho\) is not finite"):
+        DualOneClassSVM(nu=1.0).fit(X)
+    for est in (NuSVC(nu=1.0), OneClassSVM(nu=1.0)):  # (scikit-learn: not finite)
+        with pytest.raises(ValueError, match="not finite"):
+            est.fit(X, np.arange(40) % 2)
+
+
+def test_probabilities_of_a_nu_the_whole_set_holds_but_a_fold_may_not():
+    """LIBSVM checks nu against the whole training set only; a fold fills what it holds."""
+    X, _ = _regression(n=20)
+    y = np.array([0] * 7 + [1] * 13)  # nu = 0.69 fits 7 of 20, not 5 of a fold's 16
+    clf = DualNuSVC(nu=0.69, probability=True, random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_large_targets_round_the_gradients_and_still_stop():
+    X, z = _regression(n=60)
+    reg = DualSVR(tol=1e-3).fit(X, z + 1e13)  # gradients of 1e13: their rounding is 1e-2
+    assert reg.fit_status_ == 0
+    np.testing.assert_allclose(reg.predict(X) - 1e13, DualSVR().fit(X, z).predict(X), atol=0.1)
+
+
+def test_command_line_reads_libsvms_precomputed_format_with_t_4(libsvm_files, capsys):
+    """-t 4: 0:serial, then the kernel values against the training rows 1..L; the model is
+    svm-train's on the same file (and its export svm-predict's)."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    Xr, yr = (np.array(v) for v in (_dense(svmutil.svm_read_problem(files["oc.trn"])[1], 5),
+                                    svmutil.svm_read_problem(files["oc.trn"])[0]))
+    Xt, yt = (np.array(v) for v in (_dense(svmutil.svm_read_problem(files["oc.tst"])[1], 5),
+                                    svmutil.svm_read_problem(files["oc.tst"])[0]))
+    for name, K, y in (("pre.trn", rbf_kernel(Xr, gamma=0.3), yr),
+                       ("pre.tst", rbf_kernel(Xt, Xr, gamma=0.3), yt)):
+        with open(folder / name, "w") as f:  # (a test row's 0: is any number; libsvm's
+            # Python reader drops a 0, and its kernel reads the row's values by position)
+            for i, (row, label) in enumerate(zip(K, y)):
+                f.write(f"{label:g} 0:{i + 1} "
+                        + " ".join(f"{j + 1}:{v:.17g}" for j, v in enumerate(row)) + "\n")
+    model = str(folder / "pre.model")
+    assert main(["train", "-q", "-s", "0", "-t", "4", "-c", "3", str(folder / "pre.trn"),
+                 model]) == 0
+    out = folder / "pre.out"
+    assert main(["predict", str(folder / "pre.tst"), model, str(out)]) == 0
+    y, x = svmutil.svm_read_problem(str(folder / "pre.trn"))
+    theirs = svmutil.svm_train(y, x, "-s 0 -t 4 -c 3 -q")
+    _, xt = svmutil.svm_read_problem(str(folder / "pre.tst"))
+    np.testing.assert_array_equal(np.loadtxt(out), _svm_predict(theirs, xt)[0])
+    assert main(["export", model, str(folder / "pre.libsvm")]) == 0
+    back = svmutil.svm_load_model(str(folder / "pre.libsvm"))
+    np.testing.assert_array_equal(_svm_predict(back, xt)[0], np.loadtxt(out))
+    bad = folder / "bad.trn"
+    bad.write_text((folder / "pre.trn").read_text().replace(" 0:2 ", " 0:7 ", 1))
+    assert main(["train", "-s", "0", "-t", "4", str(bad), str(folder / "x.model")]) == 1
+    assert "row 2's serial number (0:) is 7; the training rows must be numbered 1..180" in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["train", "-s", "sbp", "-t", "4", str(folder / "pre.trn")])
+    assert "-t 4 (precomputed, LIBSVM's format) is for the dual solvers" in (
+        capsys.readouterr().err)
+
+
+def test_command_line_says_when_s_3_regresses_two_labels(libsvm_files, capsys):
+    from pegasos.cli import main
+
+    folder, files = libsvm_files
+    assert main(["train", "-s", "3", files["oc.trn"], str(folder / "m")]) == 0
+    assert ("pegasos: note: -s 3 is LIBSVM's epsilon-SVR: a regression of these two labels "
+            "(LIBLINEAR's -s 3 and 4 are classifiers") in capsys.readouterr().err

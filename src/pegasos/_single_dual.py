@@ -105,6 +105,12 @@ class _SingleDual(_KernelModel):
         if report is not None and reported[0] != result.n_iter:  # the last iteration's
             report(result.n_iter, result.columns, result.seconds, result.state,
                    result.intercept)
+        if not (np.all(np.isfinite(result.intercept)) and (
+                result.r is None or np.all(np.isfinite(result.r)))):
+            raise ValueError(
+                f"{type(self).__name__} found no model: its offset (LIBSVM's rho) is not "
+                "finite, as every variable is at one bound (nu = 1 puts every row at its "
+                "bound); take a smaller nu")
         beta = row_coefficients(Y, result.state.a, dual, n)
         support = np.flatnonzero(beta)
         self.support_ = support.astype(np.int32)

@@ -47,7 +47,8 @@ UNLABELLED = ("one-class", "svr", "nu-svr")
 REGRESSION = ("svr", "nu-svr")
 #: LIBSVM's svm-train -s numbers
 LIBSVM_NUMBERS = {"0": "svc", "1": "nu-svc", "2": "one-class", "3": "svr", "4": "nu-svr"}
-KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}  # LIBSVM's -t numbers
+KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid",  # LIBSVM's -t numbers
+                "4": "precomputed"}
 
 
 class _Failure(Exception):
@@ -240,8 +241,15 @@ def _class_weights(args, parser):
 
 def _kernel_params(args, parser):
     kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
-    if kernel not in ("linear", "poly", "rbf", "sigmoid"):
-        parser.error(f"-t must be linear, poly, rbf, sigmoid or 0-3; got {args.kernel!r}")
+    if kernel not in ("linear", "poly", "rbf", "sigmoid", "precomputed"):
+        parser.error(f"-t must be linear, poly, rbf, sigmoid, precomputed or 0-4; got "
+                     f"{args.kernel!r}")
+    if kernel == "precomputed" and args.solver not in DUAL:
+        parser.error("-t 4 (precomputed, LIBSVM's format) is for the dual solvers: -s svc, "
+                     "nu-svc, one-class, svr, nu-svr (0-4)")
+    if kernel == "precomputed" and (args.plot or args.zero_based):
+        parser.error("-t 4 reads LIBSVM's precomputed format (0:serial, then the kernel "
+                     "values from 1:): --plot and --zero-based do not apply")
     # LIBSVM's default under its numbers: 1 / the number of features (SVC's "auto")
     default = "auto" if isinstance(args.solver, _Numbered) else "scale"
     gamma = default if args.gamma is None else args.gamma
@@ -429,6 +437,40 @@ def _dual_estimator(args, kernel, class_weight):
     return DualNuSVR(**common, **_given(nu=args.nu, C=args.cost))
 
 
+def _load_rows(path, zero_based, kernel, n_train=None):
+    """(X, y) of a training file (``n_train`` None) or a test file, read as :func:`_load`
+    reads it; with ``kernel="precomputed"`` (-t 4), LIBSVM's precomputed format made the
+    Gram matrix (:func:`_gram`)."""
+    if kernel != "precomputed":
+        return _load(path, zero_based, n_features=n_train)
+    X, y = _load(path, True)
+    return _gram(X, path, n_train), y
+
+
+def _gram(X, path, n_train=None):
+    """LIBSVM's precomputed-kernel rows (``-t 4``), read with zero-based indices: ``0:i``
+    the row's serial number, then ``j:K(x, x_j)`` against the training rows j = 1..L.
+    Training rows (``n_train`` None) must be numbered 1..n in order (their kernel values
+    are the n x n Gram matrix); test rows give their values against the ``n_train``
+    training rows."""
+    import numpy as np
+
+    n = X.shape[0] if n_train is None else n_train
+    if n_train is None:
+        serial = X[:, [0]].toarray().ravel()
+        if not np.array_equal(serial, np.arange(1, n + 1)):
+            at = int(np.flatnonzero(serial != np.arange(1, n + 1))[0])
+            raise _Failure(f"{path}: -t 4 (a precomputed kernel): row {at + 1}'s serial number "
+                           f"(0:) is {serial[at]:g}; the training rows must be numbered 1..{n} "
+                           "in order")
+    if X.shape[1] > n + 1 and X[:, n + 1:].nnz:
+        raise _Failure(f"{path}: -t 4 (a precomputed kernel): kernel values beyond the {n} "
+                       "training rows (indices 1..n)")
+    X = X[:, 1:n + 1].toarray() if X.shape[1] >= n + 1 else np.hstack(
+        [X[:, 1:].toarray(), np.zeros((X.shape[0], n + 1 - X.shape[1]))])
+    return X
+
+
 def _load(path, zero_based, n_features=None, counted=False):
     """(X, y), or (X, y, values ignored beyond n_features) when ``counted``; a cache file
     (``pegasos convert``) is memory-mapped instead of parsed."""
@@ -573,7 +615,7 @@ def _train(args, parser):
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
-    X, y = _load(args.data, args.zero_based)
+    X, y = _load_rows(args.data, args.zero_based, getattr(est, "kernel", None))
     if args.solver in UNLABELLED:
         return _train_unlabelled(args, parser, est, X, y, model_path)
     classes = np.unique(y)
@@ -588,7 +630,8 @@ def _train(args, parser):
         return _cross_validate(args, parser, est, X, y)
     X_test = y_test = None
     if args.test:
-        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+        X_test, y_test = _load_rows(args.test, args.zero_based, getattr(est, "kernel", None),
+                                    X.shape[1])
     return _train_fit(args, est, X, y, X_test, y_test, model_path)
 
 
@@ -597,13 +640,21 @@ def _train_unlabelled(args, parser, est, X, y, model_path):
     report as svm-train and svm-predict do -- the mean squared error and squared
     correlation of a regression, the share of rows predicted +1 by a one-class model (its
     accuracy against the file's labels with -v or --test)."""
+    import numpy as np
+
     if args.plot:
         parser.error(f"--plot is for the classifiers; -s {args.solver} has no test error curve")
     if args.cv is not None:
         return _cross_validate_unlabelled(args, parser, est, X, y)
     X_test = y_test = None
     if args.test:
-        X_test, y_test = _load(args.test, args.zero_based, n_features=X.shape[1])
+        X_test, y_test = _load_rows(args.test, args.zero_based, est.kernel, X.shape[1])
+    if (isinstance(args.solver, _Numbered) and args.solver in REGRESSION
+            and len(np.unique(y)) == 2 and not args.quiet):
+        print(f"pegasos: note: -s {'3' if args.solver == 'svr' else '4'} is LIBSVM's "
+              f"{'epsilon' if args.solver == 'svr' else 'nu'}-SVR: a regression of these two "
+              "labels (LIBLINEAR's -s 3 and 4 are classifiers; a hinge-loss SVM here is "
+              "-s pegasos, or -s 0 for SVC's)", file=sys.stderr)
     tic = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -687,10 +738,12 @@ def _cross_validate_unlabelled(args, parser, est, X, y):
     if args.cv < 2:
         parser.error(f"-v needs at least 2 folds; got {args.cv}")
     predicted = np.empty(len(y))
+    gram = est.kernel == "precomputed"  # rows and columns of the training rows
     for train, test in KFold(args.cv, shuffle=True, random_state=args.seed).split(X):
         fold = clone(est)
-        fold.fit(X[train], y[train]) if args.solver in REGRESSION else fold.fit(X[train])
-        predicted[test] = fold.predict(X[test])
+        X_train = X[np.ix_(train, train)] if gram else X[train]
+        fold.fit(X_train, y[train]) if args.solver in REGRESSION else fold.fit(X_train)
+        predicted[test] = fold.predict(X[np.ix_(test, train)] if gram else X[test])
     summary = {"data": args.data, "folds": args.cv}
     if args.solver in REGRESSION:
         metrics = _regression_metrics(y, predicted)
@@ -996,7 +1049,13 @@ def _cross_validate(args, parser, est, X, y):
         warnings.simplefilter("ignore", UserWarning)  # folds with few members of a class
         classes, codes = np.unique(y, return_inverse=True)
         est.set_params(class_weight=_class_weight_of_codes(est.class_weight, classes))
-        scores = cross_val_score(est, X, codes, cv=folds)
+        if hasattr(est, "_check_feasible"):  # nu-SVC: nu checked on the whole set, as LIBSVM
+            try:
+                est._check_feasible(codes, np.ones(len(codes)))
+            except ValueError as exc:
+                raise _Failure(f"{args.data}: {exc}") from exc
+        scores = cross_val_score(est._fold() if hasattr(est, "_fold") else est, X, codes,
+                                 cv=folds)
     summary = {"data": args.data, "folds": args.cv, "cross_validation_accuracy": float(scores.mean()),
                "fold_accuracies": scores.tolist()}
     if args.json:
@@ -1039,7 +1098,11 @@ def _predict(args, parser):
     inputs = [(args.data, "data file"), (args.model, "model")]
     _check_paths([(args.output, "predictions")] if args.output else [], inputs)
     est = _load_model(args.model)
-    X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_, counted=True)
+    if getattr(est, "kernel", None) == "precomputed":  # LIBSVM's -t 4 rows: K(x, training rows)
+        (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_), 0
+    else:
+        X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_,
+                              counted=True)
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
               f"{est.n_features_in_} were ignored", file=sys.stderr)

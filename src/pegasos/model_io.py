@@ -322,7 +322,7 @@ _OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "t
 _ONE_VS_ONE = ("DualSVC", "DualNuSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: The models of one problem and no classes (regression, one-class).
-_SINGLE = ("DualSVR", "DualOneClassSVM")
+_SINGLE = ("DualSVR", "DualNuSVR", "DualOneClassSVM")
 _SINGLE_ARRAYS = _KERNEL_ARRAYS - {"classes_"}
 _SINGLE_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
                    "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral}

@@ -137,7 +137,8 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         X, _ = self._validate(X)
         w = self._weights(X, sample_weight)
         n = X.shape[0]
-        self._fit_dual(X, np.ones((n, 1)), w, Dual(0.0, None), libsvm_start(w, self.nu))
+        self._fit_dual(X, np.ones((n, 1)), w, Dual(0.0, None, undefined=np.nan),
+                       libsvm_start(w, self.nu))
         self.offset_ = -self.intercept_
         return self
 

@@ -351,7 +351,7 @@ class DualSVC(_KernelClassifier):
         self.fit_status_ = 0 if all(r.converged for r in solved) else 1
         if self.fit_status_:
             warnings.warn(
-                f"DualSVC stopped after {sum(r.n_iter for r in solved)} iterations "
+                f"{type(self).__name__} stopped after {sum(r.n_iter for r in solved)} iterations "
                 f"(max_iter={self.max_iter}"
                 f"{' per pair of classes' if len(problems) > 1 else ''}) with a largest "
                 f"violation of {self.violation_.max():.3g} "
@@ -434,6 +434,10 @@ class DualSVC(_KernelClassifier):
         self.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
         self.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
+
+    def _fold(self):
+        """A copy for a cross-validation fold (a nu-SVC's does not check nu)."""
+        return clone(self)
 
     def _bounds(self, X, y, sample_weight):
         """Each row's bound: ``C`` times its sample and class weights (a negative sample
@@ -608,7 +612,7 @@ class DualSVC(_KernelClassifier):
         # folds take them as sample weights, and rows of weight 0 take no part (LIBSVM
         # drops them before training)
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
-        folds = clone(self).set_params(class_weight=None)
+        folds = self._fold().set_params(class_weight=None)
         k = len(self.classes_)
         # two classes: the decision is positive for classes_[1] (as every estimator's);
         # pairs: for the pair's first class (SVC's one-vs-one decision)
@@ -772,6 +776,9 @@ class DualNuSVC(DualSVC):
            if k not in ("C", "start_epochs", "multi_class")},
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
     }
+    #: LIBSVM checks nu against the whole training set only: its cross-validation folds
+    #: (probability's, the command line's -v) fit whatever nu can be placed (_NuSVCFold)
+    _CHECK_NU = True
     #: (not parameters: nu-SVC is one-vs-one, from LIBSVM's start)
     multi_class = "ovo"
     start_epochs = 0.0
@@ -816,16 +823,27 @@ class DualNuSVC(DualSVC):
         """The sample weights (LIBSVM's nu-SVC has no C, and no class weights); a pair
         of classes that cannot hold ``nu`` is refused (LIBSVM's check)."""
         w = loss_weights(X, y, sample_weight, None, self.classes_, negative_as_zero=True)
-        totals = np.bincount(np.searchsorted(self.classes_, y), weights=w,
-                             minlength=len(self.classes_))
-        for i, j in itertools.combinations(range(len(self.classes_)), 2):
+        if self._CHECK_NU:
+            self._check_feasible(y, w)
+        return w
+
+    def _check_feasible(self, y, w):
+        """Refuse a pair of classes whose smaller one weighs less than ``nu`` times half the
+        pair (LIBSVM's ``svm_check_parameter``, with the sample weights ``w``)."""
+        classes, labels = np.unique(y, return_inverse=True)
+        totals = np.bincount(labels, weights=w, minlength=len(classes))
+        for i, j in itertools.combinations(range(len(classes)), 2):
             if self.nu * (totals[i] + totals[j]) / 2 > min(totals[i], totals[j]):
                 raise ValueError(
                     f"specified nu is infeasible: nu={self.nu:g} asks for more than the "
-                    f"weight of the smaller class of the pair ({self.classes_[i].item()!r}, "
-                    f"{self.classes_[j].item()!r}); nu is at most 2 min(n_i, n_j) / "
+                    f"weight of the smaller class of the pair ({classes[i].item()!r}, "
+                    f"{classes[j].item()!r}); nu is at most 2 min(n_i, n_j) / "
                     "(n_i + n_j), the classes' weights")
-        return w
+
+    def _fold(self):
+        """A copy that fits whatever of ``nu`` its rows hold (LIBSVM's folds are not
+        checked)."""
+        return _NuSVCFold(**self.get_params(deep=False))
 
     def _first_point(self, X, y, keep, Y, bounds):
         """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
@@ -835,11 +853,22 @@ class DualNuSVC(DualSVC):
         coef = (Y[nz, 0] * a[nz])[None, :]
         F = self._products(X, None, nz, np.ascontiguousarray(coef))
         state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
-        return _ws.Dual(0.0, None, by_sign=True), state, len(bounds) * nz.size
+        dual = _ws.Dual(0.0, None, by_sign=True, undefined=np.nan if self._CHECK_NU else 0.0)
+        return dual, state, len(bounds) * nz.size
 
     def _scaled(self, result):
-        """Divided by ``r``: the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``)."""
+        """Divided by ``r``: the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``); a
+        solution whose r is not positive is no model (LIBSVM's is infinite or NaN, which
+        scikit-learn refuses)."""
         r = result.r
+        if not self._CHECK_NU:  # a fold: some decision values, whatever r is
+            r = np.where(np.isfinite(r) & (r > 0), r, 1.0)
+        if not np.all(np.isfinite(r) & (r > 1e-12 * (1.0 + np.abs(result.intercept)))):
+            raise ValueError(
+                f"nu-SVC found no model: r = {np.min(r):.3g}, where LIBSVM divides by r (C = "
+                "1/r); every variable of a class at one bound (nu too large: nu = 1 on "
+                "balanced classes), or classes that cannot be told apart (identical rows "
+                "with different labels). Take a smaller nu.")
         state = _ws.WorkingSetState(result.state.a / r, result.state.F / r)
         self._scales.extend((1.0 / r).tolist())
         return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
@@ -853,3 +882,10 @@ class DualNuSVC(DualSVC):
         raise ValueError("duality_gap certifies C-SVC models; a nu-SVC model's pairs each "
                          "solve the C-SVC problem of their own C (C_): fit DualSVC(C=...) "
                          "to certify one")
+
+
+class _NuSVCFold(DualNuSVC):
+    """:class:`DualNuSVC` for a cross-validation fold: nu unchecked (LIBSVM's folds fill what
+    each class's rows hold of nu, from the start on)."""
+
+    _CHECK_NU = False

@@ -275,7 +275,7 @@ class DualNuSVR(RegressorMixin, _SingleDual):
         Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
         C = self.C * w
         p = np.concatenate([-y, y])[:, None]
-        dual = Dual(p, np.concatenate([np.arange(n)] * 2), by_sign=True)
+        dual = Dual(p, np.concatenate([np.arange(n)] * 2), by_sign=True, undefined=np.nan)
         self._fit_dual(X, Y, np.concatenate([C, C]), dual, nu_svr_start(C, self.nu))
         self.epsilon_ = -float(self._r[0])
         del self._r

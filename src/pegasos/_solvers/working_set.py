@@ -101,6 +101,10 @@ class Dual(NamedTuple):
     p: object = -1.0
     rows: object = None
     by_sign: bool = False
+    #: the intercept where LIBSVM's rho is not finite (no free variable, one bound only):
+    #: SVC's 0, or NaN where the caller refuses such a model (as scikit-learn does); the
+    #: nu problems' r then: NaN, or (any number) the one finite bound
+    undefined: float = 0.0
 
 
 #: SVC's dual: one variable per row, p = -1.
@@ -147,11 +151,19 @@ def _top(values, mask, k):
     return rows[np.lexsort((rows, -values[rows]))]
 
 
-def candidates(score, up, low, m, M, free, k):
+def candidates(score, up, low, m, M, free, k, refill=False):
     """One problem's worst rows outside the working set (``free`` marks the rows
-    outside), alternately from the up side and the low side, at most k."""
+    outside), alternately from the up side and the low side, at most k.  ``refill``
+    (the nu problems, whose two signs take turns in the set): the maximal violating pair
+    (of the problem's rows, in the set or not: brought again) comes first, so that each
+    turn of a sign steps on it (without it a working set of 4 lost each sign's pair in
+    turn and went round without a step)."""
     ups = _top(score, up & free & (score > M), k)
     lows = _top(-score, low & free & (score < m), k)
+    if refill and m > M:  # the maximal violating pair first, wherever it is
+        i, j = np.argmax(np.where(up, score, -np.inf)), np.argmin(np.where(low, score, np.inf))
+        ups = np.concatenate([[i], ups[(ups != i) & (ups != j)]])
+        lows = np.concatenate([[j], lows[(lows != i) & (lows != j)]])
     both = np.full(2 * max(ups.size, lows.size), -1, np.int64)
     both[0 : 2 * ups.size : 2] = ups
     both[1 : 2 * lows.size : 2] = lows
@@ -180,7 +192,8 @@ def union_by_pairs(lists, k, start=0):
 
 def intercepts(Y, C, state, dual=SVC_DUAL):
     """Each problem's intercept as LIBSVM computes rho: minus the mean y G over the free
-    variables, or minus the middle of the feasible interval when none is free."""
+    variables, or minus the middle of the feasible interval when none is free
+    (``dual.undefined`` when that interval is unbounded)."""
     yG = Y * gradients(Y, state, dual)
     at_upper = state.a >= C[:, None]
     at_lower = (state.a <= 0.0) & ~at_upper  # LIBSVM asks "at the upper bound?" first
@@ -197,7 +210,7 @@ def intercepts(Y, C, state, dual=SVC_DUAL):
         else:
             ub = yG[ub_rows[:, c], c].min(initial=np.inf)
             lb = yG[lb_rows[:, c], c].max(initial=-np.inf)
-            rho = (ub + lb) / 2 if np.isfinite(ub + lb) else 0.0
+            rho = (ub + lb) / 2 if np.isfinite(ub + lb) else -dual.undefined
         out[c] = -rho
     return out
 
@@ -211,8 +224,9 @@ def dual_objectives(Y, state, dual):
 
 def nu_intercepts(Y, C, state, dual):
     """LIBSVM's Solver_NU ``calculate_rho``: for each sign, r_s the mean G over its free
-    variables (or the middle of its feasible interval); returns the intercepts
-    ``-(r+ - r-)/2`` and ``r = (r+ + r-)/2``, each (problems,)."""
+    variables (or the middle of its feasible interval; NaN when that is unbounded, where
+    LIBSVM's is infinite); returns the intercepts ``-(r+ - r-)/2`` and ``r = (r+ + r-)/2``,
+    each (problems,)."""
     G = gradients(Y, state, dual)
     at_upper = state.a >= C[:, None]
     at_lower = (state.a <= 0.0) & ~at_upper
@@ -227,7 +241,12 @@ def nu_intercepts(Y, C, state, dual):
             else:
                 ub = G[at_lower[:, c] & mine, c].min(initial=np.inf)
                 lb = G[at_upper[:, c] & mine, c].max(initial=-np.inf)
-                r[s, c] = (ub + lb) / 2 if np.isfinite(ub + lb) else 0.0
+                if np.isfinite(ub + lb):
+                    r[s, c] = (ub + lb) / 2
+                elif np.isnan(dual.undefined):  # LIBSVM's is infinite: refused
+                    r[s, c] = np.nan
+                else:  # the bound there is (a cross-validation fold's: some model)
+                    r[s, c] = ub if np.isfinite(ub) else lb if np.isfinite(lb) else 0.0
     return -(r[0] - r[1]) / 2, (r[0] + r[1]) / 2
 
 
@@ -250,8 +269,9 @@ class _Columns:
     column is computed or copied.  ``var_rows``: the row of each variable (None:
     variable i is row i)."""
 
-    def __init__(self, n, q, slots, dtype, engine, gram=None, var_rows=None):
+    def __init__(self, n, q, slots, dtype, engine, gram=None, var_rows=None, refill=False):
         self.engine = engine
+        self.refill = refill
         self.gram = gram  # (the kernel matrix, the rows of it these are: None for all), or None
         self.var_rows = var_rows
         if gram is not None and gram[1] is None:  # every column kept already
@@ -260,8 +280,8 @@ class _Columns:
             self.row_of = np.arange(n, dtype=np.int64)
         else:
             check_memory(slots * n * np.dtype(dtype).itemsize,
-                         f"DualSVC's kernel columns ({slots} columns of {n} rows: the working set "
-                         "and the columns that cache_size keeps)")
+                         f"the working-set solver's kernel columns ({slots} columns of {n} rows: "
+                         "the working set and the columns that cache_size keeps)")
             self.store = np.empty((slots, n), dtype)
             self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
             self.row_of = np.full(slots, -1, np.int64)
@@ -285,8 +305,12 @@ class _Columns:
         """Add the variables ``new`` to the working set, in place of its oldest beyond q;
         their rows' columns come from the store, or are computed in one block."""
         self.clock += 1
-        kept = self.slots[max(0, self.vars.size + new.size - self.q):]
-        self.vars = np.concatenate([self.vars[self.vars.size - kept.size:], new])
+        old = self.vars
+        if self.refill:  # (the nu problems bring a variable of the set again: it moves)
+            old = old[~np.isin(old, new)]
+        kept = old[max(0, old.size + new.size - self.q):]
+        self.vars = np.concatenate([kept, new])
+        kept = self.slot_of[kept if self.var_rows is None else self.var_rows[kept]]
         new_rows = new if self.var_rows is None else self.var_rows[new]
         at = self.slot_of[new_rows]
         missed = new_rows[at < 0]
@@ -381,14 +405,14 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
     state = start
     ws = _Columns(n, q, min(n, q + min(plan.new, q) + plan.cache_rows),
                   dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram,
-                  dual.rows)
+                  dual.rows, refill=dual.by_sign)
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner,
                       by_sign=dual.by_sign)
     rho = nu_intercepts if dual.by_sign else intercepts
-    it, steps, seconds = 0, 0, 0.0
+    it, steps, seconds, stalled = 0, 0, 0.0, 0
     while True:
         viol, m, M, score, up, low = violations(Y, C, state, dual)
-        active = np.flatnonzero(viol > _tolerance(plan.tol, state))
+        active = np.flatnonzero(viol > _tolerance(plan.tol, state, dual))
         if active.size == 0 or it == plan.max_iter:
             break
         tic = time.perf_counter()
@@ -397,7 +421,7 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
         free[ws.vars] = False
         if dual.by_sign:  # each sign's worst rows, as if two problems
             lists = [candidates(score[:, c], up[:, c] & side, low[:, c] & side, m[s, c],
-                                M[s, c], free, k)
+                                M[s, c], free, k, refill=True)
                      for c in active for s, side in enumerate((Y[:, c] > 0, Y[:, c] < 0))]
         else:
             lists = [candidates(score[:, c], up[:, c], low[:, c], m[c], M[c], free, k)
@@ -427,21 +451,25 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
                    if dual.by_sign else rho(Y, C, state, dual))
         if new.size == 0 and moved == 0:
             break  # nothing left to move: what is left of the violation is rounding
+        stalled = 0 if moved else stalled + 1
+        if stalled > q // max(1, min(plan.new, q)) + 2:
+            break  # a whole set replaced with no step: no progress (reported unconverged)
     viol = violations(Y, C, state, dual)[0]
     intercept, r = rho(Y, C, state, dual) if dual.by_sign else (rho(Y, C, state, dual), None)
     return Result(state, intercept, viol, it, seconds, ws.computed, steps,
-                  bool(np.all(viol <= _tolerance(plan.tol, state))), r)
+                  bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r)
 
 
 #: The violation that float64 can still tell from zero, per unit of the responses' size.
 ROUNDING = 16 * np.finfo(np.float64).eps
 
 
-def _tolerance(tol, state):
+def _tolerance(tol, state, dual=SVC_DUAL):
     """``tol``, or the rounding of the gradients where that is larger: a violation below
-    ``ROUNDING (1 + max |F|)`` is noise that no step removes (with tol=1e-300 the solver
-    would otherwise never stop)."""
-    return max(tol, ROUNDING * (1.0 + float(np.abs(state.F).max(initial=0.0))))
+    ``ROUNDING (1 + max |F| + max |p|)`` is noise that no step removes (with tol=1e-300 the
+    solver would otherwise never stop; an SVR's targets of 1e13 round its gradients too)."""
+    p = 0.0 if np.ndim(dual.p) == 0 else float(np.abs(dual.p).max(initial=0.0))
+    return max(tol, ROUNDING * (1.0 + float(np.abs(state.F).max(initial=0.0)) + p))
 
 
 def _oldest(used, k):
