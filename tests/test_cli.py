@@ -355,7 +355,7 @@ def test_kernel_options_are_checked(files, capsys):
     _, train, _ = files
     for argv, message in [
         (["-t", "rbf"], "-t/--kernel needs a kernel solver"),
-        (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid or 0-3; got 'cosine'"),
+        (["-s", "sbp", "-t", "cosine"], "-t must be linear, poly, rbf, sigmoid, precomputed or 0-4; got 'cosine'"),
         (["-s", "sbp", "-g", "-1"], "-g (gamma) must be a str among"),
         (["-s", "sbp", "--plot", "x.png"], "--plot with a kernel solver draws the test error against kernel evaluations and time: give --test FILE"),
         (["-s", "sbp", "-m", "-1"], "-m must be >= 0; got -1.0"),

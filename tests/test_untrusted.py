@@ -178,9 +178,9 @@ def files(tmp_path):
         (["predict", "d.svm", "m.model", "link.model"], r"the predictions link.model is the model "
                                                         r"m.model"),
         (["predict", "d.svm", "m.model", "hard.svm"], r"the predictions hard.svm is the data file"),
-        (["export", "m.model", "link.model"], r"the LIBLINEAR model link.model is the model "
+        (["export", "m.model", "link.model"], r"the exported model link.model is the model "
                                               r"m.model"),
-        (["import", "m.liblinear", "m.liblinear"], r"the model m.liblinear is the LIBLINEAR model"),
+        (["import", "m.liblinear", "m.liblinear"], r"the model m.liblinear is the model file m.liblinear"),
     ],
 )
 def test_an_output_that_is_an_input_is_refused_and_nothing_changes(files, argv, match, capsys,
@@ -488,7 +488,7 @@ def test_the_api_refuses_counts_beyond_int64_with_a_value_error():
     [
         (["-s", "sbp", "-c", "1", "-n", "0.1"],
          r"-s sbp takes SVC's C \(-c\) or its own slack budget \(-n\), not both"),
-        (["-n", "0.1"], r"-n does not apply to -s pegasos \(it is for -s sbp\)"),
+        (["-n", "0.1"], r"-n does not apply to -s pegasos \(it is for -s sbp and nu-svc"),
         (["-s", "perceptron", "-c", "2"], r"-s perceptron has no regularisation: -c"),
         (["-s", "kernel-pegasos", "-e", "0.01"], r"-e does not apply to -s kernel-pegasos"),
         (["-s", "sbp", "--sampling", "cyclic"], r"-s sbp draws from its water-filled"),
