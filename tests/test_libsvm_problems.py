@@ -588,3 +588,21 @@ def test_command_line_says_when_s_3_regresses_two_labels(libsvm_files, capsys):
     assert main(["train", "-s", "3", files["oc.trn"], str(folder / "m")]) == 0
     assert ("pegasos: note: -s 3 is LIBSVM's epsilon-SVR: a regression of these two labels "
             "(LIBLINEAR's -s 3 and 4 are classifiers") in capsys.readouterr().err
+
+
+def test_infinite_c_is_the_hard_margin_and_an_impossible_one_is_an_error():
+    from sklearn.datasets import make_classification, make_regression
+
+    X, y = make_classification(random_state=0)
+    np.testing.assert_array_equal(DualSVC(C=np.inf).fit(X, y).predict(X),
+                                  DualSVC(C=1e10).fit(X, y).predict(X))
+    X, z = make_regression(random_state=0)
+    np.testing.assert_allclose(DualSVR(C=np.inf).fit(X, z).predict(X),
+                               DualSVR(C=1e10).fit(X, z).predict(X), atol=1e-9)
+    rng = np.random.RandomState(0)
+    X = rng.randn(100, 2)
+    y = (X[:, 0] + rng.randn(100) > 0).astype(int)  # no line separates these
+    with pytest.raises(ValueError, match=r"C=inf \(the hard margin\) has no solution here"):
+        DualSVC(C=np.inf, kernel="linear").fit(X, y)
+    with pytest.raises(ValueError, match="start_epochs needs a finite C"):
+        DualSVC(C=np.inf, start_epochs=1).fit(X, y)

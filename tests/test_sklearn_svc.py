@@ -17,7 +17,6 @@ _LIBSVM_INTERNAL = "reads or alters a private attribute of scikit-learn's libsvm
 _DEPRECATION = ("scikit-learn 1.9 deprecates SVC's and NuSVC's probability=True (and probA_, "
                 "probB_) in favour of CalibratedClassifierCV; DualSVC and DualNuSVC keep them "
                 "as their own API, with LIBSVM's semantics")
-_INFINITE_C = "not built yet (issue 42): C=inf (the hard margin) is refused by the parameter check"
 
 #: Applicable tests that fail, and why.
 EXPECTED_FAILURES = {
@@ -52,10 +51,6 @@ EXPECTED_FAILURES = {
         "an error message's wording: DualSVC refuses the data before solving, at the kernel "
         "('The kernel overflows on this data: squared row norms or K(x, x) are not finite'), "
         "where SVC finds non-finite dual coefficients after"),
-    "test_svm::test_svm_with_infinite_C[42-inf0-DualSVC-make_classification]": _INFINITE_C,
-    "test_svm::test_svm_with_infinite_C[42-inf1-DualSVC-make_classification]": _INFINITE_C,
-    "test_svm::test_svm_with_infinite_C[42-inf0-DualSVR-make_regression]": _INFINITE_C,
-    "test_svm::test_svm_with_infinite_C[42-inf1-DualSVR-make_regression]": _INFINITE_C,
     "test_svm::test_svr_errors": (
         "the test's callable kernel returns a 1 x 1 matrix for 2 training rows: SVR fits on "
         "it (libsvm reads past its end) and refuses at predict, DualSVR refuses it at fit, "
@@ -69,7 +64,7 @@ def test_scikit_learns_libsvm_tests_pass_against_ours(tmp_path):
     run(out)
     outcomes = json.loads(out.read_text())
     applicable = {k: v for k, v in outcomes.items() if v["applies"]}
-    assert len(applicable) > 200  # the suite ran (253 applicable tests in scikit-learn 1.9.1)
+    assert len(applicable) > 200  # the suite ran (253 applicable tests in scikit-learn 1.9.1, 235 passing)
     failing = {k: v.get("error", v["outcome"]) for k, v in applicable.items()
                if v["outcome"] not in ("passed", "skipped")}
     unexpected = {k: v for k, v in failing.items() if k not in EXPECTED_FAILURES}

@@ -252,7 +252,7 @@ def test_started_fit_reaches_the_cold_fits_model():
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"C": 0}, r"'C' parameter of DualSVC must be a float in the range \(0.0, inf\)"),
+    ({"C": 0}, r"'C' parameter of DualSVC must be a float in the range \(0.0, inf\]"),
     ({"tol": -1}, r"'tol' parameter of DualSVC must be a float in the range \(0.0, inf\)"),
     ({"working_set_size": 1}, r"'working_set_size' parameter of DualSVC must be an int"),
     ({"max_iter": -2}, r"'max_iter' parameter of DualSVC must be an int in the range \[-1"),

@@ -70,7 +70,8 @@ _PAIR_BYTES = 1792
 def _weighted_sides(Y, bounds):
     """(2, problems) booleans: whether each problem's positive (row 0) and negative (row 1)
     rows have a positive total weight."""
-    return np.array([bounds @ (Y > 0) > 0, bounds @ (Y < 0) > 0])
+    weighted = (bounds > 0)[:, None]  # (a bound may be inf: C=inf)
+    return np.array([np.any(weighted & (Y > 0), axis=0), np.any(weighted & (Y < 0), axis=0)])
 
 
 def _one_sided(Y, positive):
@@ -134,8 +135,11 @@ class DualSVC(_KernelClassifier):
 
     Parameters
     ----------
-    C : float > 0, default=1.0
-        Weight of the hinge loss, as in :class:`sklearn.svm.SVC`.
+    C : float > 0 or inf, default=1.0
+        Weight of the hinge loss, as in :class:`sklearn.svm.SVC`.  ``inf`` is
+        the hard margin (every row on its side of the margin, to ``tol``); data
+        that no margin separates with this kernel are an error once the dual
+        variables run away, rather than a fit that never ends.
     __KERNEL_PARAMETERS__
     tol : float > 0, default=1e-3
         Stop when every problem's largest violation of the optimality
@@ -281,7 +285,7 @@ class DualSVC(_KernelClassifier):
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         "kernel": [*_KernelClassifier._parameter_constraints["kernel"], callable],
-        "C": [Interval(Real, 0, math.inf, closed="neither")],
+        "C": [Interval(Real, 0, math.inf, closed="right")],
         "tol": [Interval(Real, 0, math.inf, closed="neither")],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
         "working_set_size": [Interval(Integral, 4, None, closed="left")],
@@ -480,8 +484,10 @@ class DualSVC(_KernelClassifier):
     def _bounds(self, X, y, sample_weight):
         """Each row's bound: ``C`` times its sample and class weights (a negative sample
         weight drops its row, as SVC)."""
-        return self.C * loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
-                                     negative_as_zero=True)
+        w = loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
+                         negative_as_zero=True)
+        return np.where(w > 0, self.C * w, 0.0)  # (C=inf: the hard margin, rows of weight 0
+        # still out)
 
     def _first_point(self, X, y, keep, Y, bounds):
         """(the dual, the start, its kernel evaluations) of the problems ``Y`` on X's rows
@@ -489,6 +495,9 @@ class DualSVC(_KernelClassifier):
         ``start_epochs``."""
         if self.start_epochs <= 0:
             return _ws.SVC_DUAL, None, 0
+        if not math.isfinite(self.C):
+            raise ValueError("start_epochs needs a finite C: kernel Pegasos' lambda = 1/(C n) "
+                             "is 0 for C=inf (the hard margin)")
         labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
         return _ws.SVC_DUAL, *self._start(X, labels, Y, bounds)
 
@@ -771,6 +780,9 @@ class DualSVC(_KernelClassifier):
             raise ValueError("duality_gap is not available with a callable kernel: compute "
                              "the Gram matrix and fit with kernel='precomputed' to certify a "
                              "model")
+        if not math.isfinite(self.C):
+            raise ValueError("duality_gap certifies the C form in lambda = 1/(C n), which is 0 "
+                             "for C=inf (the hard margin): see relative_gap_ instead")
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
 
 

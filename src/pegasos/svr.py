@@ -31,8 +31,10 @@ class DualSVR(RegressorMixin, _SingleDual):
 
     Parameters
     ----------
-    C : float > 0, default=1.0
-        Weight of the epsilon-insensitive loss, as in :class:`sklearn.svm.SVR`.
+    C : float > 0 or inf, default=1.0
+        Weight of the epsilon-insensitive loss, as in :class:`sklearn.svm.SVR`;
+        ``inf``: every row within epsilon (an error when no function of the
+        kernel fits them so).
     epsilon : float >= 0, default=0.1
         The width of the tube in which errors cost nothing (LIBSVM's ``-p``).
     __KERNEL_PARAMETERS__
@@ -95,7 +97,7 @@ class DualSVR(RegressorMixin, _SingleDual):
 
     _parameter_constraints: dict = {
         **_SingleDual._parameter_constraints,
-        "C": [Interval(Real, 0, math.inf, closed="neither")],
+        "C": [Interval(Real, 0, math.inf, closed="right")],
         "epsilon": [Interval(Real, 0, math.inf, closed="left")],
     }
 
@@ -140,7 +142,8 @@ class DualSVR(RegressorMixin, _SingleDual):
         w = self._weights(X, sample_weight)
         n = X.shape[0]
         Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
-        C = np.concatenate([self.C * w, self.C * w])
+        C = np.where(w > 0, self.C * w, 0.0)  # (C=inf: every error inside epsilon)
+        C = np.concatenate([C, C])
         p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
         return self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
 

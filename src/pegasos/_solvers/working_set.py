@@ -254,10 +254,13 @@ def nu_intercepts(Y, C, state, dual):
 
 def objectives(Y, C, state, intercept):
     """(primal, dual) of each problem in SVC's C form, both from the kept F:
-    the primal 1/2 ||w||^2 + sum C_i hinge_i, the dual sum a - 1/2 ||w||^2."""
+    the primal 1/2 ||w||^2 + sum C_i hinge_i, the dual sum a - 1/2 ||w||^2.  Rows of
+    infinite C (the hard margin) add no hinge: their constraints hold to the solver's
+    tolerance, not exactly."""
     w2 = np.einsum("ij,ij->j", Y * state.a, state.F)
     hinge = np.maximum(0.0, 1.0 - Y * (state.F + intercept))
-    primal = 0.5 * w2 + C @ hinge
+    finite = np.isfinite(C)
+    primal = 0.5 * w2 + (C @ hinge if finite.all() else C[finite] @ hinge[finite])
     dual = state.a.sum(axis=0) - 0.5 * w2
     return primal, dual
 
@@ -471,6 +474,11 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
             delta[:, c] = y * (block.a - state.a[wvars, c])
             state.a[wvars, c] = block.a
         ws.add(state.F, delta)
+        if not np.all(np.isfinite(C)) and _diverged(Y, state, dual):
+            raise ValueError(
+                "C=inf (the hard margin) has no solution here: the dual variables grow "
+                "without bound while ||w|| does not, as the data are not separable (or "
+                "fitted within epsilon) by this kernel; give a finite C")
         steps += moved
         it += 1
         seconds += time.perf_counter() - tic
@@ -488,6 +496,23 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
                   ws.computed - (0 if columns is None else computed), steps,
                   bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r, store=ws)
 
+
+#: With C=inf, a sum of the dual variables past this and this many times ||w||^2 says that
+#: the hard margin has no solution: its dual is unbounded along a direction that leaves w
+#: unchanged (at a solution the two are equal), an error rather than a loop for ever.
+DIVERGED = 1e6
+
+
+def _diverged(Y, state, dual):
+    """Whether a problem's dual variables run away (:data:`DIVERGED`)."""
+    beta = Y * state.a
+    if dual.rows is not None:
+        rows = np.zeros(state.F.shape)
+        np.add.at(rows, dual.rows, beta)
+        beta = rows
+    w2 = np.einsum("ij,ij->j", beta, state.F)
+    total = state.a.sum(axis=0)
+    return bool(np.any((total > DIVERGED) & (total > DIVERGED * np.maximum(w2, 0.0))))
 
 #: The violation that float64 can still tell from zero, per unit of the responses' size.
 ROUNDING = 16 * np.finfo(np.float64).eps
