@@ -1093,7 +1093,6 @@ def _predict_parser(sub):
 def _predict(args, parser):
     import numpy as np
 
-    from ._files import write_atomic
 
     inputs = [(args.data, "data file"), (args.model, "model")]
     _check_paths([(args.output, "predictions")] if args.output else [], inputs)
@@ -1127,6 +1126,15 @@ def _predict(args, parser):
     summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
                "correct": correct, "accuracy": correct / len(y),
                "ignored_feature_values": ignored, **_binary_metrics(est.classes_, y, predicted)}
+    return _write_predictions(args, lines, summary,
+                              f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})")
+
+
+def _write_predictions(args, lines, summary, text):
+    """Write the prediction ``lines`` to OUTPUT (atomically) or standard output, and the
+    ``summary`` (JSON) or ``text`` to the other stream, as svm-predict does."""
+    from ._files import write_atomic
+
     if args.output:
         try:
             write_atomic(args.output, lambda f: f.write(lines), mode="w")
@@ -1140,7 +1148,7 @@ def _predict(args, parser):
     if args.json:
         _print_json(summary, report)
     elif not args.quiet:
-        print(f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})", file=report)
+        print(text, file=report)
     return 0
 
 
@@ -1151,7 +1159,6 @@ def _predict_unlabelled(args, parser, est, X, y):
     import numpy as np
     from sklearn.base import is_regressor
 
-    from ._files import write_atomic
 
     regression = is_regressor(est)
     if args.probability_estimates:
@@ -1178,21 +1185,7 @@ def _predict_unlabelled(args, parser, est, X, y):
         summary.update(correct=correct, accuracy=correct / len(y),
                        inliers=float(np.mean(predicted == 1)))
         text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
-    if args.output:
-        try:
-            write_atomic(args.output, lambda f: f.write(lines), mode="w")
-        except OSError as exc:
-            raise _Failure(f"cannot write the predictions {args.output}: {_reason(exc)}") from exc
-        summary["output"] = args.output
-        report = sys.stdout
-    else:
-        sys.stdout.write(lines)
-        report = sys.stderr
-    if args.json:
-        _print_json(summary, report)
-    elif not args.quiet:
-        print(text, file=report)
-    return 0
+    return _write_predictions(args, lines, summary, text)
 
 
 def _decision_lines(classes, predicted, scores, per_class=False):

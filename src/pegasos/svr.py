@@ -15,8 +15,28 @@ from .kernel import _documented
 __all__ = ["DualNuSVR", "DualSVR"]
 
 
+class _DualRegressor(RegressorMixin, _SingleDual):
+    """The regressors' prediction."""
+
+    def predict(self, X):
+        """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows; with ``kernel="precomputed"``, K(X, X_train) of shape
+            (n_samples, n_training_samples).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The regression function at each row.
+        """
+        return self._decision(X)
+
+
 @_documented
-class DualSVR(RegressorMixin, _SingleDual):
+class DualSVR(_DualRegressor):
     """Epsilon-support vector regression: LIBSVM's epsilon-SVR by working sets.
 
     The problem is :class:`sklearn.svm.SVR`'s: ``1/2 ||w||^2 + C sum_i w_i
@@ -147,22 +167,6 @@ class DualSVR(RegressorMixin, _SingleDual):
         p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
         return self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
 
-    def predict(self, X):
-        """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The rows; with ``kernel="precomputed"``, K(X, X_train) of shape
-            (n_samples, n_training_samples).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The regression function at each row.
-        """
-        return self._decision(X)
-
 
 def nu_svr_start(C, nu):
     """LIBSVM's first point of the nu-SVR dual (``solve_nu_svr``): ``nu sum(C) / 2`` spread
@@ -172,7 +176,7 @@ def nu_svr_start(C, nu):
 
 
 @_documented
-class DualNuSVR(RegressorMixin, _SingleDual):
+class DualNuSVR(_DualRegressor):
     """Nu-support vector regression: LIBSVM's nu-SVR by working sets.
 
     The problem is :class:`sklearn.svm.NuSVR`'s: epsilon-SVR whose tube width
@@ -283,18 +287,3 @@ class DualNuSVR(RegressorMixin, _SingleDual):
         self.epsilon_ = -float(self._r[0])
         del self._r
         return self
-
-    def predict(self, X):
-        """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The rows; with ``kernel="precomputed"``, K(X, X_train).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The regression function at each row.
-        """
-        return self._decision(X)
