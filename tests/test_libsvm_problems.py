@@ -606,3 +606,16 @@ def test_infinite_c_is_the_hard_margin_and_an_impossible_one_is_an_error():
         DualSVC(C=np.inf, kernel="linear").fit(X, y)
     with pytest.raises(ValueError, match="start_epochs needs a finite C"):
         DualSVC(C=np.inf, start_epochs=1).fit(X, y)
+
+
+def test_shrinking_verbose_class_weight_and_shape_fit_are_svcs(capsys):
+    X, z = _regression(n=80)
+    y = (z > 1).astype(int)
+    a = DualSVC(shrinking=False, verbose=True, class_weight={1: 3.0}).fit(X, y)
+    b = DualSVC(class_weight={1: 3.0}).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert "DualSVC: problem 1 of 1: " in capsys.readouterr().out
+    np.testing.assert_array_equal(a.class_weight_, [1.0, 3.0])
+    assert a.shape_fit_ == X.shape
+    DualSVR(verbose=True).fit(X, z)
+    assert capsys.readouterr().out.startswith("DualSVR: ")

@@ -45,6 +45,8 @@ class _SingleDual(_KernelModel):
         "tol": [Interval(Real, 0, math.inf, closed="neither")],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
         "working_set_size": [Interval(Integral, 4, None, closed="left")],
+        "shrinking": ["boolean"],
+        "verbose": ["verbose"],
         "callback": [callable, None],
     }
 
@@ -125,6 +127,10 @@ class _SingleDual(_KernelModel):
         self.violation_ = float(result.violation[0])
         self.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
         self._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
+        if self.verbose:
+            print(f"{type(self).__name__}: {result.n_iter} iterations, obj = "
+                  f"{self.objective_:.6g}, rho = {-self.intercept_[0]:.6g}, nSV = "
+                  f"{support.size}, violation = {self.violation_:.3g}", flush=True)
         self.n_kernel_columns_ = int(result.columns)
         self.n_kernel_evals_ = int(evals)
         self.shape_fit_ = X.shape

@@ -424,7 +424,9 @@ def _dual_estimator(args, kernel, class_weight):
     if args.shrinking is not None:
         print(f"pegasos: note: -h {args.shrinking} has no effect with -s {args.solver} (its "
               "working sets do not shrink; the model is the same either way)", file=sys.stderr)
-    common = {**kernel, **_given(tol=args.tol, max_iter=args.iter, cache_size=args.cache_size)}
+    common = {**kernel, **_given(tol=args.tol, max_iter=args.iter, cache_size=args.cache_size,
+                                 shrinking=None if args.shrinking is None
+                                 else bool(args.shrinking))}
     if args.solver == "svc":
         return DualSVC(class_weight=class_weight, random_state=args.seed, **common,
                        **_given(C=args.cost))

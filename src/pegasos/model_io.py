@@ -316,8 +316,10 @@ _OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
 #: Arrays that only some fits of one estimator have.
 #: (DualSVC's n_iter_: a header number in older files; violation_, relative_gap_ and C_:
 #: absent from a model read from LIBSVM's format, which does not record them)
-_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "tie_order_"},
-                        "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_"}}
+_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "tie_order_",
+                                    "class_weight_"},
+                        "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_",
+                                      "class_weight_"}}
 #: The estimators of SVC's one-vs-one layout.
 _ONE_VS_ONE = ("DualSVC", "DualNuSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
@@ -731,6 +733,8 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         refuse.check(bool(np.allclose(shaped("offset_", (1,)), -arrays["intercept_"],
                                       rtol=0, atol=0)),
                      "offset_ must be minus intercept_")
+    if "class_weight_" in arrays:
+        shaped("class_weight_", (k,))
     if "tie_order_" in arrays:  # a permutation of the classes
         order = arrays["tie_order_"]
         refuse.check(order.dtype.kind in "iu" and order.shape == (k,)

@@ -48,6 +48,14 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
     cache_size : float >= 0, default=200.0
         Memory in MB for kernel columns kept beyond the working set's, as in
         :class:`DualSVC`.
+    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last with one
         :class:`~pegasos.Report`.  The fit is the same with or without it.
@@ -100,7 +108,8 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
     }
 
     def __init__(self, *, nu=0.5, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
-                 max_iter=-1, working_set_size=1024, cache_size=200.0, callback=None):
+                 max_iter=-1, working_set_size=1024, cache_size=200.0, shrinking=True,
+                 verbose=False, callback=None):
         self.nu = nu
         self.kernel = kernel
         self.gamma = gamma
@@ -110,6 +119,8 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         self.max_iter = max_iter
         self.working_set_size = working_set_size
         self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.verbose = verbose
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -37,6 +38,15 @@ INNER_RATIO = 0.1
 
 #: Pair steps per inner solve, at most, per row of the working set.
 INNER_STEPS_PER_ROW = 100
+
+def _say(est, p, total, result):
+    """``verbose``: one line per solved problem, as LIBSVM's messages."""
+    a = result.state.a
+    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} iterations, "
+          f"nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
+          + ", ".join(f"{-b:.6g}" for b in result.intercept)
+          + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
+
 
 def _fold_start(state, y, C, columns):
     """A fold's start (:meth:`DualSVC._folds`): the full solution ``state`` with the
@@ -167,6 +177,14 @@ class DualSVC(_KernelClassifier):
         ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
         2.0 s, medians), where filling fresh memory costs more than computing
         the columns again.
+    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
         ``C * class_weight[i]``.
@@ -265,6 +283,10 @@ class DualSVC(_KernelClassifier):
         primal from the kept gradients, the dual from the variables.
     fit_status_ : int
         0 if every problem reached ``tol``, 1 otherwise (as SVC's).
+    class_weight_ : ndarray of shape (n_classes,)
+        Each class's weight (1 without ``class_weight``), as SVC's.
+    shape_fit_ : tuple
+        The training rows' shape (not kept in model files).
 
     See Also
     --------
@@ -293,6 +315,8 @@ class DualSVC(_KernelClassifier):
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
         "break_ties": ["boolean"],
+        "shrinking": ["boolean"],
+        "verbose": ["verbose"],
         **constraints_of("class_weight"),
     }
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
@@ -312,8 +336,8 @@ class DualSVC(_KernelClassifier):
 
     def __init__(
         self, C=1.0, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
-        max_iter=-1, working_set_size=1024, cache_size=200.0, class_weight=None,
-        multi_class="ovo", decision_function_shape="ovr", break_ties=False, start_epochs=0.0,
+        max_iter=-1, working_set_size=1024, cache_size=200.0, shrinking=True, verbose=False,
+        class_weight=None, multi_class="ovo", decision_function_shape="ovr", break_ties=False, start_epochs=0.0,
         probability=False, random_state=None, callback=None,
     ):
         self.C = C
@@ -325,6 +349,8 @@ class DualSVC(_KernelClassifier):
         self.max_iter = max_iter
         self.working_set_size = working_set_size
         self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.verbose = verbose
         self.class_weight = class_weight
         self.multi_class = multi_class
         self.decision_function_shape = decision_function_shape
@@ -375,6 +401,8 @@ class DualSVC(_KernelClassifier):
                 result.intercept[~sides[0]] = -1.0
             solved.append(result)
             seconds += result.seconds
+            if self.verbose:
+                _say(self, p, len(problems), result)
             evals += cost
         gaps = []
         for (keep, Y), result in zip(problems, solved):
@@ -382,6 +410,8 @@ class DualSVC(_KernelClassifier):
                                           * result.scale, result.state, result.intercept)
             gaps.append((primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny))
         self.violation_ = np.concatenate([r.violation for r in solved])
+        self.shape_fit_ = X.shape
+        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         self.relative_gap_ = np.concatenate(gaps)
         self.n_iter_ = np.array([r.n_iter for r in solved for _ in range(r.state.a.shape[1])],
                                 dtype=np.int64)
@@ -823,6 +853,14 @@ class DualNuSVC(DualSVC):
         As :class:`DualSVC`'s.
     cache_size : float >= 0, default=200.0
         As :class:`DualSVC`'s.
+    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
     class_weight : dict or "balanced", default=None
         Accepted and without effect, as in LIBSVM and
         :class:`sklearn.svm.NuSVC` (nu-SVC has no C to weight).
@@ -880,9 +918,9 @@ class DualNuSVC(DualSVC):
 
     def __init__(
         self, *, nu=0.5, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
-        max_iter=-1, working_set_size=1024, cache_size=200.0, class_weight=None,
-        decision_function_shape="ovr", break_ties=False, probability=False, random_state=None,
-        callback=None,
+        max_iter=-1, working_set_size=1024, cache_size=200.0, shrinking=True, verbose=False,
+        class_weight=None, decision_function_shape="ovr", break_ties=False, probability=False,
+        random_state=None, callback=None,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -893,6 +931,8 @@ class DualNuSVC(DualSVC):
         self.max_iter = max_iter
         self.working_set_size = working_set_size
         self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.verbose = verbose
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties

@@ -69,6 +69,14 @@ class DualSVR(_DualRegressor):
     cache_size : float >= 0, default=200.0
         Memory in MB for kernel columns kept beyond the working set's, as in
         :class:`DualSVC`.
+    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last with one
         :class:`~pegasos.Report` (``coef``: ``a_i - a*_i`` of every training
@@ -123,7 +131,7 @@ class DualSVR(_DualRegressor):
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
                  tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
-                 callback=None):
+                 shrinking=True, verbose=False, callback=None):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -134,6 +142,8 @@ class DualSVR(_DualRegressor):
         self.max_iter = max_iter
         self.working_set_size = working_set_size
         self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.verbose = verbose
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -203,6 +213,14 @@ class DualNuSVR(_DualRegressor):
         As :class:`DualSVR`'s.
     cache_size : float >= 0, default=200.0
         As :class:`DualSVR`'s.
+    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
     callback : callable, default=None
         As :class:`DualSVR`'s.
 
@@ -242,7 +260,7 @@ class DualNuSVR(_DualRegressor):
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
                  tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
-                 callback=None):
+                 shrinking=True, verbose=False, callback=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -253,6 +271,8 @@ class DualNuSVR(_DualRegressor):
         self.max_iter = max_iter
         self.working_set_size = working_set_size
         self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.verbose = verbose
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
