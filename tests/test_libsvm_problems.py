@@ -619,3 +619,57 @@ def test_shrinking_verbose_class_weight_and_shape_fit_are_svcs(capsys):
     assert a.shape_fit_ == X.shape
     DualSVR(verbose=True).fit(X, z)
     assert capsys.readouterr().out.startswith("DualSVR: ")
+
+
+def test_a_model_read_from_libsvm_and_refitted_keeps_nothing_of_the_file(tmp_path):
+    """(tie_order_, the file's order of labels for vote ties, once survived a refit)"""
+    from pegasos.interchange import from_libsvm, to_libsvm
+
+    X, z = _regression(n=120)
+    y = np.digitize(z, [0.5, 1.0, 2.0])
+    clf = DualSVC().fit(X, y)
+    to_libsvm(clf, tmp_path / "m")
+    est = from_libsvm(tmp_path / "m")
+    est.tie_order_ = np.array([3, 1, 2, 0])  # (as a file listing its labels 3 1 2 0 gives)
+    est.fit(X, np.arange(120) % 5)
+    assert not hasattr(est, "tie_order_") and (est.predict(X) == 4).sum() > 0
+
+
+@pytest.mark.parametrize("line, message", [
+    ("nr_class " + "9" * 400, r"nr_class needs 1 integers of LIBSVM \(32 bits\)"),
+    ("nr_class 2\nlabel 1 " + str(2**70), r"label needs 2 integers of LIBSVM \(32 bits\)"),
+])
+def test_integers_beyond_libsvms_are_refused_with_the_line(tmp_path, line, message):
+    from pegasos.interchange import LibsvmFormatError, from_libsvm
+
+    path = tmp_path / "bad.model"
+    path.write_text(f"svm_type c_svc\nkernel_type linear\n{line}\ntotal_sv 0\nrho 0\nnr_sv 0 0\nSV\n")
+    with pytest.raises(LibsvmFormatError, match=message):
+        from_libsvm(path)
+
+
+def test_a_one_class_file_with_density_marks_reads(libsvm_files):
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    from pegasos.interchange import from_libsvm
+
+    folder, files = libsvm_files
+    y, x = svmutil.svm_read_problem(files["oc.trn"])
+    svmutil.svm_save_model(str(folder / "oc.model"), svmutil.svm_train(y, x, "-s 2 -b 1 -q"))
+    est = from_libsvm(folder / "oc.model")  # (prob_density_marks, when the line is there)
+    _, xt = svmutil.svm_read_problem(files["oc.tst"])
+    theirs = svmutil.svm_load_model(str(folder / "oc.model"))
+    np.testing.assert_array_equal(est.predict(_dense(xt, 5)), _svm_predict(theirs, xt)[0])
+
+
+def test_infinite_c_with_rows_of_weight_zero_warns_nothing():
+    import warnings
+
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(random_state=0)
+    w = np.ones(len(y))
+    w[:5] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DualSVC(C=np.inf).fit(X, y, sample_weight=w)
+        DualSVR(C=np.inf).fit(X, y.astype(float), sample_weight=w)

@@ -466,8 +466,13 @@ def _gram(X, path, n_train=None):
                            f"(0:) is {serial[at]:g}; the training rows must be numbered 1..{n} "
                            "in order")
     if X.shape[1] > n + 1 and X[:, n + 1:].nnz:
-        raise _Failure(f"{path}: -t 4 (a precomputed kernel): kernel values beyond the {n} "
-                       "training rows (indices 1..n)")
+        if n_train is None:  # (a training file: its rows' own numbers bound the indices)
+            raise _Failure(f"{path}: -t 4 (a precomputed kernel): kernel values beyond the {n} "
+                           "training rows (indices 1..n)")
+        # a model read from svm-train's file knows the training rows up to its last support
+        # vector only: the values against later rows take no part (as in svm-predict)
+        print(f"pegasos: note: {path}: kernel values beyond the model's {n} training rows are "
+              "not used", file=sys.stderr)
     X = X[:, 1:n + 1].toarray() if X.shape[1] >= n + 1 else np.hstack(
         [X[:, 1:].toarray(), np.zeros((X.shape[0], n + 1 - X.shape[1]))])
     return X

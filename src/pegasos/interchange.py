@@ -437,7 +437,8 @@ def _pair_sigmoids(est, signs):
 
 
 _LIBSVM_FIELDS = ("svm_type", "kernel_type", "degree", "gamma", "coef0", "nr_class",
-                  "total_sv", "rho", "label", "probA", "probB", "nr_sv")
+                  "total_sv", "rho", "label", "probA", "probB", "nr_sv",
+                  "prob_density_marks")  # (one-class -b 1 of LIBSVM 3.3x: not used here)
 
 
 def _libsvm_header(lines, path):
@@ -468,10 +469,11 @@ def _numbers(fields, key, count, path, kind=float, required=True):
     except ValueError:
         raise LibsvmFormatError(f"{path}, line {number}: {key} {quote(text)} is not "
                                 f"{count} {'integers' if kind is int else 'numbers'}") from None
-    if len(values) != count or not all(math.isfinite(v) for v in values):
-        raise LibsvmFormatError(f"{path}, line {number}: {key} needs {count} finite "
-                                f"{'integers' if kind is int else 'numbers'}; got "
-                                f"{quote(text, 80)}")
+    if len(values) != count or not all(
+            -2**31 <= v < 2**31 if kind is int else math.isfinite(v) for v in values):
+        raise LibsvmFormatError(f"{path}, line {number}: {key} needs {count} "
+                                f"{'integers of LIBSVM (32 bits)' if kind is int else 'finite numbers'}"
+                                f"; got {quote(text, 80)}")
     return values
 
 
@@ -530,8 +532,9 @@ def from_libsvm(path):
     values oriented as SVC's).  The kernel and its parameters come from the
     file; what a LIBSVM file does not record -- C, nu, epsilon, the training
     rows' numbers of the support vectors (``support_`` numbers them in the
-    file's order), the solver's iterations -- keeps the estimator's default
-    or is absent.  A classifier's pairwise probabilities (``probA``,
+    file's order), the solver's iterations, a precomputed kernel's number of
+    training rows (``n_features_in_`` is its last support vector's number) --
+    keeps the estimator's default or is absent.  A classifier's pairwise probabilities (``probA``,
     ``probB``) are kept; a regression's (its Laplace scale) is not, as
     :class:`~pegasos.DualSVR` has no probability model.
 

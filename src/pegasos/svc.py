@@ -367,6 +367,7 @@ class DualSVC(_KernelClassifier):
 
         __FIT_PARAMETERS__
         """
+        self.__dict__.pop("tie_order_", None)  # (a model read from LIBSVM's format, refitted)
         if callable(self.kernel):
             return self._fit_callable(X, y, sample_weight)
         X, y = self._validate_xy(X, y, reset=True)
@@ -386,8 +387,7 @@ class DualSVC(_KernelClassifier):
         # the kernel's diagonal, or the kernel matrix of a small training set, once
         solved, seconds, evals = [], 0.0, n if gram is None else gram.size
         self.__dict__.pop("_sigmoids", None)
-        if self.probability and self._WARM_FOLDS and (self.multi_class == "ovo"
-                                                      or len(self.classes_) == 2):
+        if self.probability and self._WARM_FOLDS and self.multi_class == "ovo":
             # each pair's probability folds right after its fit, on its kernel columns
             self._sigmoids = [None] * len(problems)
         for p, (keep, Y) in enumerate(problems):
@@ -516,8 +516,8 @@ class DualSVC(_KernelClassifier):
         weight drops its row, as SVC)."""
         w = loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
                          negative_as_zero=True)
-        return np.where(w > 0, self.C * w, 0.0)  # (C=inf: the hard margin, rows of weight 0
-        # still out)
+        # (C=inf: the hard margin; rows of weight 0 stay out, without inf * 0)
+        return np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)
 
     def _first_point(self, X, y, keep, Y, bounds):
         """(the dual, the start, its kernel evaluations) of the problems ``Y`` on X's rows

@@ -172,7 +172,8 @@ class DualSVR(_DualRegressor):
         w = self._weights(X, sample_weight)
         n = X.shape[0]
         Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
-        C = np.where(w > 0, self.C * w, 0.0)  # (C=inf: every error inside epsilon)
+        C = np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)  # (C=inf: no error
+        # outside epsilon; rows of weight 0 stay out, without inf * 0)
         C = np.concatenate([C, C])
         p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
         return self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
