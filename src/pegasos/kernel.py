@@ -114,6 +114,17 @@ _CALLBACK_PARAMETER = """    callback : callable, default=None
         its progress bar and, with ``--plot``, its test error curves.
 """
 
+#: The ``shrinking`` and ``verbose`` entries of the working-set estimators' docstrings.
+_LIBSVM_FLAGS = """    shrinking : bool, default=True
+        Accepted for the API of scikit-learn's LIBSVM estimators, with no
+        effect on the model: the working sets do not shrink (LIBSVM's
+        shrinking changes its speed, not its model).
+    verbose : bool, default=False
+        Print a line per problem once it is solved (to standard output, as
+        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
+        and the violation left.
+"""
+
 #: The ``fit`` methods' Parameters and Returns.
 _FIT_PARAMETERS = """        Parameters
         ----------
@@ -134,11 +145,12 @@ _FIT_PARAMETERS = """        Parameters
 
 
 def _documented(obj):
-    """Put the shared docstring parts in place of their markers: :data:`_KERNEL_PARAMETERS`
-    and :data:`_CALLBACK_PARAMETER` in a class's docstring, :data:`_FIT_PARAMETERS` in a
-    ``fit`` method's."""
+    """Put the shared docstring parts in place of their markers: :data:`_KERNEL_PARAMETERS`,
+    :data:`_CALLBACK_PARAMETER` and :data:`_LIBSVM_FLAGS` in a class's docstring,
+    :data:`_FIT_PARAMETERS` in a ``fit`` method's."""
     obj.__doc__ = (obj.__doc__.replace("    __KERNEL_PARAMETERS__\n", _KERNEL_PARAMETERS)
                    .replace("    __CALLBACK_PARAMETER__\n", _CALLBACK_PARAMETER)
+                   .replace("    __LIBSVM_FLAGS__\n", _LIBSVM_FLAGS)
                    .replace("        __FIT_PARAMETERS__\n", _FIT_PARAMETERS)
                    .replace("        __GAP_PARAMETERS__\n", _GAP_PARAMETERS))
     return obj

@@ -48,14 +48,7 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
     cache_size : float >= 0, default=200.0
         Memory in MB for kernel columns kept beyond the working set's, as in
         :class:`DualSVC`.
-    shrinking : bool, default=True
-        Accepted for the API of scikit-learn's LIBSVM estimators, with no
-        effect on the model: the working sets do not shrink (LIBSVM's
-        shrinking changes its speed, not its model).
-    verbose : bool, default=False
-        Print a line per problem once it is solved (to standard output, as
-        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
-        and the violation left.
+    __LIBSVM_FLAGS__
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last with one
         :class:`~pegasos.Report`.  The fit is the same with or without it.

@@ -177,14 +177,7 @@ class DualSVC(_KernelClassifier):
         ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
         2.0 s, medians), where filling fresh memory costs more than computing
         the columns again.
-    shrinking : bool, default=True
-        Accepted for the API of scikit-learn's LIBSVM estimators, with no
-        effect on the model: the working sets do not shrink (LIBSVM's
-        shrinking changes its speed, not its model).
-    verbose : bool, default=False
-        Print a line per problem once it is solved (to standard output, as
-        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
-        and the violation left.
+    __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
         ``C * class_weight[i]``.
@@ -390,6 +383,8 @@ class DualSVC(_KernelClassifier):
         if self.probability and self._WARM_FOLDS and self.multi_class == "ovo":
             # each pair's probability folds right after its fit, on its kernel columns
             self._sigmoids = [None] * len(problems)
+            self._fold_seed = check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max)
         for p, (keep, Y) in enumerate(problems):
             sides = _weighted_sides(Y, bounds if keep is None else bounds[keep])
             if keep is not None and not sides.all():  # a pair with an unweighted class
@@ -546,7 +541,7 @@ class DualSVC(_KernelClassifier):
         :func:`~pegasos._probability.pair_decisions` (5 random folds of the rows, seed
         ``random_state`` + p), as is the rule for a fold of one side.  Returns (the
         decision values, positive for Y's +1, and the targets) of the weighted rows."""
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max) + p
+        seed = self._fold_seed + p
         store, y = result.store, Y[:, 0]
         if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
             plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
@@ -735,6 +730,7 @@ class DualSVC(_KernelClassifier):
         # pairs: for the pair's first class (SVC's one-vs-one decision)
         pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
         found = self.__dict__.pop("_sigmoids", None)  # (the fit's, pair by pair: _folds)
+        self.__dict__.pop("_fold_seed", None)
         a, b = [], []
         for p, (first, second) in enumerate(pairs):
             if found is not None and found[p] is not None:
@@ -853,14 +849,7 @@ class DualNuSVC(DualSVC):
         As :class:`DualSVC`'s.
     cache_size : float >= 0, default=200.0
         As :class:`DualSVC`'s.
-    shrinking : bool, default=True
-        Accepted for the API of scikit-learn's LIBSVM estimators, with no
-        effect on the model: the working sets do not shrink (LIBSVM's
-        shrinking changes its speed, not its model).
-    verbose : bool, default=False
-        Print a line per problem once it is solved (to standard output, as
-        LIBSVM's messages): its iterations, support vectors, LIBSVM's ``rho``
-        and the violation left.
+    __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         Accepted and without effect, as in LIBSVM and
         :class:`sklearn.svm.NuSVC` (nu-SVC has no C to weight).
