@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
@@ -162,6 +163,25 @@ def test_a_model_file_whose_offset_is_not_minus_the_intercept_is_refused(tmp_pat
     save_model(det, tmp_path / "m")
     with pytest.raises(ValueError, match="offset_ must be minus intercept_"):
         load_model(tmp_path / "m")
+
+
+@pytest.mark.parametrize("Estimator, change, match", [
+    (DualSVR, {"probB_": np.array([0.5])}, "unexpected array 'probB_' for DualSVR"),
+    (DualNuSVR, {"probA_": np.array([-0.1])}, r"probA_ \(the residuals' Laplace scale\) must"),
+    (DualSVR, {"probA_": np.array([0.1, 0.2])}, r"probA_ must be floating-point of shape \[1\]"),
+    (DualOneClassSVM, {"probA_": np.array([0.1])}, "unexpected array 'probA_' for DualOneCl"),
+])
+def test_a_regressions_probability_model_is_checked_on_loading(Estimator, change, match,
+                                                                tmp_path):
+    X, z = _regression(n=50)
+    est = Estimator().fit(X, z)
+    save_model(est.fit(X, z), tmp_path / "ok")
+    for key, value in change.items():
+        setattr(est, key, value)
+    save_model(est, tmp_path / "m")
+    with pytest.raises(ValueError, match=match):
+        load_model(tmp_path / "m")
+    assert not hasattr(load_model(tmp_path / "ok"), "probA_")
 
 
 def test_weights_of_zero_or_less_drop_rows_and_all_of_them_is_an_error():
@@ -323,7 +343,7 @@ def test_command_line_cross_validates_a_regression_and_reports_as_svm_train(libs
 @pytest.mark.parametrize("argv, message", [
     (["-s", "svr", "-w", "1:2"], "-s svr has no classes: -w (class weights) does not apply"),
     (["-s", "one-class", "-b", "1"], "-s one-class: -b 1 (probability estimates) is for the "
-                                      "classifiers here"),
+                                      "classifiers and regressions here"),
     (["-s", "nu-svc", "-c", "2"], "-s nu-svc takes nu (-n), not C (-c)"),
     (["-s", "svr", "-n", "0.2"], "-n does not apply to -s svr"),
     (["-s", "nu-svr", "-p", "0.2"], "-p does not apply to -s nu-svr (it is for -s svr)"),
@@ -347,11 +367,81 @@ def test_a_regression_model_refuses_probabilities_and_decision_values(libsvm_fil
     model = str(folder / "r.model")
     assert main(["train", "-q", "-s", "svr", files["reg.trn"], model]) == 0
     assert main(["predict", "-b", "1", files["reg.tst"], model]) == 1
-    assert "is a regression model: -b 1 (probability estimates) is for classifiers" in (
-        capsys.readouterr().err)
+    assert "r.model has no probability model; train it with -b 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["predict", "--decision-values", files["reg.tst"], model])
     assert "its prediction is its decision value" in capsys.readouterr().err
+    assert main(["train", "-q", "-s", "one-class", files["oc.trn"], model]) == 0
+    assert main(["predict", "-b", "1", files["oc.tst"], model]) == 1
+    assert "is a one-class model: -b 1 (probability estimates) is for classifiers and " \
+        "regressions" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [DualSVR, DualNuSVR])
+def test_a_regressions_probability_model_is_libsvms_laplace_scale(cls):
+    """probability=True: svm_svr_probability's sigma, the mean absolute out-of-fold residual
+    of the rows within 5 sqrt(2) times the mean of all, on 5 random folds of the rows of
+    positive weight; LIBSVM's own (other folds) agrees to the spread of its folds."""
+    from sklearn.utils import check_random_state
+
+    X, z = _regression(n=150)
+    sw = np.ones(len(z))
+    sw[:10] = 0.0  # (rows that take no part, in the fit or the folds)
+    z = z.copy()
+    z[10] += 50.0  # an outlier, left out of the mean
+    reg = cls(C=3.0, gamma=0.5, probability=True, random_state=7).fit(X, z, sample_weight=sw)
+    rows = np.arange(10, len(z))
+    seed = check_random_state(7).randint(np.iinfo(np.int32).max)
+    order = rows[np.random.default_rng(seed).permutation(len(rows))]
+    residual = np.empty(len(rows))
+    for f in range(5):  # (LIBSVM's folds: the shuffled rows cut in 5, in their order)
+        lo, hi = f * len(rows) // 5, (f + 1) * len(rows) // 5
+        train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+        fold = cls(C=3.0, gamma=0.5).fit(X[train], z[train])
+        residual[lo:hi] = np.abs(z[test] - fold.predict(X[test]))
+    assert residual.max() > 5 * np.sqrt(2) * residual.mean()  # (the outlier is cut)
+    expected = residual[residual <= 5 * np.sqrt(2) * residual.mean()].mean()
+    np.testing.assert_allclose(reg.probA_, [expected], rtol=1e-9)
+    scale = cls(C=3.0, probability=True, random_state=7).fit(X, z)  # (gamma="scale")
+    np.testing.assert_array_equal(scale.probA_, clone(scale).set_params(  # the folds keep it
+        gamma=scale.gamma_).fit(X, z).probA_)
+    plain = clone(reg).set_params(probability=False).fit(X, z, sample_weight=sw)
+    np.testing.assert_array_equal(plain.predict(X), reg.predict(X))
+    assert not hasattr(reg.set_params(probability=False).fit(X, z), "probA_")
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    options = f"-s {3 if cls is DualSVR else 4} -c 3 -g 0.5 -b 1 -q"
+    theirs = [svmutil.svm_train(z[10:].tolist(), X[10:].tolist(), options).get_svr_probability()
+              for _ in range(5)]
+    ours = [clone(reg).set_params(probability=True, random_state=s).fit(X[10:], z[10:]).probA_[0]
+            for s in range(5)]
+    assert abs(np.mean(ours) - np.mean(theirs)) < 0.15 * np.mean(theirs)
+
+
+def test_command_line_fits_and_reports_a_regressions_probability_model(libsvm_files, capsys):
+    """-s 3|4 -b 1 as svm-train's: the Laplace scale, in the model, its LIBSVM file (which
+    svm-predict reads) and svm-predict -b 1's words; svm-train's own file reads back."""
+    from pegasos.cli import main
+    from pegasos.interchange import from_libsvm
+
+    folder, files = libsvm_files
+    model, exported = str(folder / "r.model"), str(folder / "r.libsvm")
+    assert main(["train", "-s", "4", "-b", "1", files["reg.trn"], model]) == 0
+    said = capsys.readouterr().out
+    sigma = float(load_model(model).probA_[0])
+    assert ("Prob. model for test data: target value = predicted value + z,\nz: Laplace "
+            f"distribution e^(-|z|/sigma)/(2sigma),sigma={sigma:g}\n") in said
+    assert main(["predict", "-b", "1", files["reg.tst"], model, str(folder / "p")]) == 0
+    assert f"sigma={sigma:g}\nMean squared error = " in capsys.readouterr().out
+    assert main(["export", model, exported]) == 0
+    assert "\nprobA " in open(exported).read()
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    theirs = svmutil.svm_load_model(exported)
+    assert theirs.is_probability_model() and theirs.get_svr_probability() == sigma
+    y, x = svmutil.svm_read_problem(files["reg.trn"])
+    svmutil.svm_save_model(str(folder / "t.model"), svmutil.svm_train(y, x, "-s 3 -b 1 -q"))
+    read = from_libsvm(folder / "t.model")
+    assert read.probability and read.probA_[0] == svmutil.svm_load_model(
+        str(folder / "t.model")).get_svr_probability()
 
 
 def _svm_proba(model, rows):
@@ -485,6 +575,11 @@ def test_command_line_exports_and_imports_libsvm_models(libsvm_files, capsys):
     assert main(["import", exported, back]) == 0
     assert type(load_model(back)).__name__ == "DualNuSVC"
     capsys.readouterr()
+    assert main(["info", ours]) == 0  # (the fit's nu, then the file's: none recorded)
+    assert "regularisation: nu = 0.3 (each pair's C = 1/r: " in capsys.readouterr().out
+    assert main(["info", back]) == 0
+    assert ("regularisation: not recorded (read from a LIBSVM model file, which keeps no C, "
+            "nu or epsilon") in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["import", "-l", "0.1", exported, back])
     assert "-l is for LIBLINEAR's files: a LIBSVM model has no lambda" in capsys.readouterr().err
@@ -617,6 +712,9 @@ def test_shrinking_verbose_class_weight_and_shape_fit_are_svcs(capsys):
     assert "DualSVC: problem 1 of 1: " in capsys.readouterr().out
     np.testing.assert_array_equal(a.class_weight_, [1.0, 3.0])
     assert a.shape_fit_ == X.shape
+    # a callable kernel's: the rows' shape, as SVC's (not its kernel matrix's, (80, 80))
+    assert DualSVC(kernel=lambda A, B: A @ B.T).fit(X, y).shape_fit_ == X.shape
+    assert DualSVR(kernel=lambda A, B: A @ B.T).fit(X, z).shape_fit_ == X.shape
     DualSVR(verbose=True).fit(X, z)
     assert capsys.readouterr().out.startswith("DualSVR: ")
 
@@ -635,6 +733,25 @@ def test_a_model_read_from_libsvm_and_refitted_keeps_nothing_of_the_file(tmp_pat
     assert not hasattr(est, "tie_order_") and (est.predict(X) == 4).sum() > 0
 
 
+def test_a_libsvm_header_parted_by_tabs_reads_as_svm_predict_reads_it(tmp_path):
+    """svm-predict reads a header's words with fscanf: a tab or several spaces part a
+    field's name from its values as one space does (such a file was once refused)."""
+    from pegasos.interchange import from_libsvm, to_libsvm
+
+    X, z = _regression(n=60)
+    y = np.digitize(z, [0.5, 1.5])
+    to_libsvm(DualSVC().fit(X, y), tmp_path / "m")
+    lines = (tmp_path / "m").read_text().splitlines(keepends=True)
+    end = lines.index("SV\n")
+    spaced = [line.replace(" ", "\t  ", 1) for line in lines[:end]] + lines[end:]
+    (tmp_path / "t").write_text("".join(spaced))
+    assert "\t" in spaced[0] and "\t" in spaced[end - 1]
+    np.testing.assert_array_equal(from_libsvm(tmp_path / "t").decision_function(X),
+                                  from_libsvm(tmp_path / "m").decision_function(X))
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    assert svmutil.svm_load_model(str(tmp_path / "t")).get_nr_class() == 3
+
+
 @pytest.mark.parametrize("line, message", [
     ("nr_class " + "9" * 400, r"nr_class needs 1 integers of LIBSVM \(32 bits\)"),
     ("nr_class 2\nlabel 1 " + str(2**70), r"label needs 2 integers of LIBSVM \(32 bits\)"),
@@ -644,6 +761,23 @@ def test_integers_beyond_libsvms_are_refused_with_the_line(tmp_path, line, messa
 
     path = tmp_path / "bad.model"
     path.write_text(f"svm_type c_svc\nkernel_type linear\n{line}\ntotal_sv 0\nrho 0\nnr_sv 0 0\nSV\n")
+    with pytest.raises(LibsvmFormatError, match=message):
+        from_libsvm(path)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("probA -0.5", r"line 6: probA \(the Laplace scale of a regression's residuals\) must be"),
+    ("probA 0.5\nprobB 0.1", r"line 7: probB is a classifier's; a regression's probability"),
+    ("probA 0.5 0.7", r"line 6: probA needs 1 finite numbers; got '0.5 0.7'"),
+])
+def test_a_regression_files_probability_model_is_checked(tmp_path, line, message):
+    from pegasos.interchange import LibsvmFormatError, from_libsvm
+
+    path = tmp_path / "bad.model"
+    head = "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\n"
+    path.write_text(f"{head}SV\n1 1:1\n")
+    assert not hasattr(from_libsvm(path), "probA_")
+    path.write_text(f"{head}{line}\nSV\n1 1:1\n")
     with pytest.raises(LibsvmFormatError, match=message):
         from_libsvm(path)
 

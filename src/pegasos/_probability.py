@@ -161,6 +161,32 @@ def pair_decisions(est, X, y, sw, rows, positive, seed):
     return dec[back]
 
 
+def laplace_scale(est, X, y, sw, seed):
+    """A regression's probability model, as LIBSVM's ``svm_svr_probability``: the target
+    is the prediction plus z of density ``exp(-|z| / sigma) / (2 sigma)``, sigma the mean
+    absolute out-of-fold residual of the rows whose residual is at most 5 sqrt(2) times
+    the mean of all.  The rows of positive weight (``sw`` None: all) in a random order
+    (``seed``) are cut into 5 folds (fewer rows: one a fold, as LIBSVM's); each fold is
+    predicted by a copy of ``est`` fitted on the others."""
+    rows = np.arange(len(y)) if sw is None else np.flatnonzero(sw > 0)
+    if len(rows) < 2:
+        raise ValueError(f"probability=True needs 2 rows of positive weight for its folds; "
+                         f"got {len(rows)}")
+    order = rows[np.random.default_rng(seed).permutation(len(rows))]
+    folds = min(N_FOLDS, len(rows))
+    residual = np.empty(len(rows))
+    params = {"probability": False, "callback": None, "verbose": False}
+    for f in range(folds):
+        lo, hi = f * len(rows) // folds, (f + 1) * len(rows) // folds
+        train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+        fold = clone(est).set_params(**params)
+        X_train, X_test = _split(est, X, train, test)
+        fold.fit(X_train, y[train], **({} if sw is None else {"sample_weight": sw[train]}))
+        residual[lo:hi] = np.abs(y[test] - fold.predict(X_test))
+    kept = residual[residual <= 5.0 * np.sqrt(2.0) * residual.mean()]
+    return float(kept.mean())
+
+
 def pair_sigmoid(dec, target, sw):
     """Platt's sigmoid ``(A, B)`` of decision values against 0/1 targets."""
     return _sigmoid_calibration(dec, target.astype(np.float64), sw)

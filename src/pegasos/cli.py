@@ -171,7 +171,8 @@ def _train_parser(sub):
     p.add_argument("--balanced", action="store_true", help="class weights n / (k * count)")
     p.add_argument("-b", "--probability-estimates", type=int, choices=(0, 1), default=0,
                    metavar="{0,1}", help="1: also fit probability estimates (Platt scaling by "
-                   "5-fold cross-validation, as LIBSVM's -b 1; 5 more fits)")
+                   "5-fold cross-validation, as LIBSVM's -b 1; 5 more fits; -s svr|nu-svr: "
+                   "the Laplace scale of the cross-validated residuals)")
     p.add_argument("-v", "--cv", type=int, metavar="N",
                    help="N-fold cross validation: report accuracy, write no model")
     p.add_argument("--test", metavar="FILE", help="test file: report its error during training")
@@ -284,7 +285,7 @@ _ONLY_FOR = (
     ("weight", "-w", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
     ("balanced", "--balanced", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
     ("probability_estimates", "-b 1", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc",
-                                       "nu-svc")),
+                                       "nu-svc", "svr", "nu-svr")),
     ("batch_size", "-k", STOCHASTIC),
     ("epochs", "--epochs", STOCHASTIC),
     ("average", "--average", STOCHASTIC),
@@ -312,8 +313,8 @@ _WHY_NOT = {
 for _solver_name in UNLABELLED:
     _WHY_NOT[(_solver_name, "-w")] = (f"-s {_solver_name} has no classes: -w (class weights) "
                                       "does not apply")
-    _WHY_NOT[(_solver_name, "-b 1")] = (f"-s {_solver_name}: -b 1 (probability estimates) is "
-                                        "for the classifiers here")
+_WHY_NOT[("one-class", "-b 1")] = ("-s one-class: -b 1 (probability estimates) is for the "
+                                   "classifiers and regressions here")
 
 
 def _check_solver_options(args, parser):
@@ -435,8 +436,9 @@ def _dual_estimator(args, kernel, class_weight):
     if args.solver == "one-class":
         return DualOneClassSVM(**common, **_given(nu=args.nu))
     if args.solver == "svr":
-        return DualSVR(**common, **_given(C=args.cost, epsilon=args.epsilon))
-    return DualNuSVR(**common, **_given(nu=args.nu, C=args.cost))
+        return DualSVR(random_state=args.seed, **common,
+                       **_given(C=args.cost, epsilon=args.epsilon))
+    return DualNuSVR(random_state=args.seed, **common, **_given(nu=args.nu, C=args.cost))
 
 
 def _load_rows(path, zero_based, kernel, n_train=None):
@@ -653,6 +655,8 @@ def _train_unlabelled(args, parser, est, X, y, model_path):
         parser.error(f"--plot is for the classifiers; -s {args.solver} has no test error curve")
     if args.cv is not None:
         return _cross_validate_unlabelled(args, parser, est, X, y)
+    if args.probability_estimates:  # (a regression: LIBSVM's Laplace model of its residuals)
+        est.set_params(probability=True)
     X_test = y_test = None
     if args.test:
         X_test, y_test = _load_rows(args.test, args.zero_based, est.kernel, X.shape[1])
@@ -678,6 +682,8 @@ def _train_unlabelled(args, parser, est, X, y, model_path):
         summary["gamma"] = est.gamma_
     if args.solver == "nu-svr":
         summary["epsilon"] = est.epsilon_
+    if hasattr(est, "probA_"):
+        summary["laplace_scale"] = float(est.probA_[0])
     summary.update(_fit_quality(args.solver, est, X, y, "training"))
     if X_test is not None:
         summary.update(_fit_quality(args.solver, est, X_test, y_test, "test"))
@@ -693,11 +699,19 @@ def _train_unlabelled(args, parser, est, X, y, model_path):
                  f"{seconds:.3f} s",
                  f"obj = {est.objective_:.6g}, rho = {-est.intercept_[0]:.6g}"
                  + (f", epsilon = {est.epsilon_:.6g}" if "epsilon" in summary else "")]
+        if "laplace_scale" in summary:
+            lines.append(_laplace_text(summary["laplace_scale"]))
         lines += [_quality_text(summary, part) for part in ("training", "test")
                   if f"{part}_mean_squared_error" in summary or f"{part}_accuracy" in summary]
         lines.append(f"model written to {model_path}")
         print("\n".join(lines))
     return 0
+
+
+def _laplace_text(sigma):
+    """svm-train's and svm-predict's words for a regression's probability model (-b 1)."""
+    return ("Prob. model for test data: target value = predicted value + z,\n"
+            f"z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma={sigma:g}")
 
 
 def _fit_quality(solver, est, X, y, part):
@@ -1087,7 +1101,8 @@ def _predict_parser(sub):
     p.add_argument("output", metavar="OUTPUT", nargs="?")
     p.add_argument("-b", "--probability-estimates", type=int, choices=(0, 1), default=0,
                    metavar="{0,1}", help="1: write probability estimates, as LIBSVM's "
-                   "svm-predict -b 1 (the model must be trained with -b 1)")
+                   "svm-predict -b 1 (the model must be trained with -b 1; a regression "
+                   "reports its residuals' Laplace scale)")
     p.add_argument("--decision-values", action="store_true",
                    help="write decision values too: a 'labels' header naming each column's "
                    "class, then the predicted label and one value per column on each line")
@@ -1168,9 +1183,11 @@ def _predict_unlabelled(args, parser, est, X, y):
 
 
     regression = is_regressor(est)
-    if args.probability_estimates:
-        raise _Failure(f"{args.model} is a {'regression' if regression else 'one-class'} "
-                       "model: -b 1 (probability estimates) is for classifiers")
+    if args.probability_estimates and not regression:
+        raise _Failure(f"{args.model} is a one-class model: -b 1 (probability estimates) is "
+                       "for classifiers and regressions")
+    if args.probability_estimates and not hasattr(est, "probA_"):
+        raise _Failure(f"{args.model} has no probability model; train it with -b 1")
     if regression and args.decision_values:
         parser.error(f"{args.model} is a regression model: its prediction is its decision "
                      "value (--decision-values is for classifiers and one-class models)")
@@ -1182,6 +1199,9 @@ def _predict_unlabelled(args, parser, est, X, y):
         text = (f"Mean squared error = {summary['mean_squared_error']:g} (regression)\n"
                 f"Squared correlation coefficient = {summary['squared_correlation']:g} "
                 "(regression)")
+        if args.probability_estimates:  # (the predictions are the same: svm-predict's -b 1)
+            summary["laplace_scale"] = float(est.probA_[0])
+            text = _laplace_text(summary["laplace_scale"]) + "\n" + text
     else:
         predicted = est.predict(X)
         if args.decision_values:
@@ -1456,6 +1476,11 @@ def _regularisation(est):
             out["C"] = C
             out["text"] = (f"nu = {nu}, estimated for C = {C:.6g}"
                            f"{' (the default)' if params.get('C') is None else ''}")
+        return out
+    if type(est).__name__.startswith("Dual") and not hasattr(est, "violation_"):
+        # (every fit records its violation_; a LIBSVM model file records no C, nu, epsilon)
+        out["text"] = ("not recorded (read from a LIBSVM model file, which keeps no C, nu or "
+                       "epsilon: the parameters below are the defaults)")
         return out
     if type(est).__name__ == "DualSVC":  # SVC's C, the loss weight of its problem
         out["C"] = float(params["C"])

@@ -125,10 +125,17 @@ class LiblinearFormatError(ValueError):
     """A file that is not a LIBLINEAR classifier model."""
 
 
+def _key_value(line):
+    """A header line's first word and the rest: any whitespace parts them, as the C
+    readers' ``fscanf("%s")`` (a tab, several spaces)."""
+    key, value = (line.split(None, 1) + ["", ""])[:2]
+    return key, value
+
+
 def _header(lines, path):
     fields = {}
     for number, line in enumerate(lines, start=1):
-        key, _, value = line.strip().partition(" ")
+        key, value = _key_value(line)
         if key == "w":
             return fields, number
         if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho"):
@@ -345,9 +352,10 @@ def to_libsvm(est, path):
     pairwise probabilities, when fitted with ``probability=True``),
     :class:`~pegasos.DualOneClassSVM`, :class:`~pegasos.DualSVR` and
     :class:`~pegasos.DualNuSVR` as ``one_class``, ``epsilon_svr`` and
-    ``nu_svr``.  Values are written with 17 significant digits (LIBSVM's own
-    files round the support vectors to 8), so nothing is lost.  Written
-    atomically.
+    ``nu_svr`` (a regression's Laplace scale ``probA_`` as its ``probA``, when
+    fitted with ``probability=True``).  Values are written with 17 significant
+    digits (LIBSVM's own files round the support vectors to 8), so nothing is
+    lost.  Written atomically.
 
     Parameters
     ----------
@@ -399,6 +407,8 @@ def to_libsvm(est, path):
             lines.append("probA " + " ".join(f"{v:.17g}" for v in probA))
             lines.append("probB " + " ".join(f"{v:.17g}" for v in probB))
         lines.append("nr_sv " + " ".join(str(c) for c in nr_sv))
+    elif getattr(est, "probA_", None) is not None and getattr(est, "probability", False):
+        lines.append(f"probA {float(est.probA_[0]):.17g}")  # (a regression's Laplace scale)
     lines.append("SV")
     if est.kernel == "precomputed":  # each support vector is its training row's number
         features = [f"0:{int(s) + 1} " for s in np.asarray(est.support_)[order]]
@@ -445,7 +455,7 @@ def _libsvm_header(lines, path):
     """The header's fields (each once) and the number of the line after ``SV``."""
     fields = {}
     for number, line in enumerate(lines, start=1):
-        key, _, value = line.strip().partition(" ")
+        key, value = _key_value(line)
         if key == "SV":
             return fields, number
         if key not in _LIBSVM_FIELDS:
@@ -534,9 +544,9 @@ def from_libsvm(path):
     rows' numbers of the support vectors (``support_`` numbers them in the
     file's order), the solver's iterations, a precomputed kernel's number of
     training rows (``n_features_in_`` is its last support vector's number) --
-    keeps the estimator's default or is absent.  A classifier's pairwise probabilities (``probA``,
-    ``probB``) are kept; a regression's (its Laplace scale) is not, as
-    :class:`~pegasos.DualSVR` has no probability model.
+    keeps the estimator's default or is absent.  A classifier's pairwise
+    probabilities (``probA``, ``probB``) are kept, and a regression's (``probA``,
+    its Laplace scale) as ``probA_``.
 
     Parameters
     ----------
@@ -623,7 +633,7 @@ def from_libsvm(path):
     if classifier:
         _set_classifier(est, fields, k, coef, rows, rho, path)
     else:
-        _set_single(est, coef, rows, rho)
+        _set_single(est, fields, coef, rows, rho, path)
     est.gamma_ = float(gamma[0]) if gamma is not None else 1.0
     est.n_features_in_ = (max(1, int(rows.max(initial=0)) + 1) if kernel == "precomputed"
                           else max(1, rows.shape[1]))
@@ -651,8 +661,20 @@ def _estimator_of(name, params):
     return classes[name](**params)
 
 
-def _set_single(est, coef, rows, rho):
-    """A regression's or one-class model's attributes."""
+def _set_single(est, fields, coef, rows, rho, path):
+    """A regression's or one-class model's attributes; a regression's ``probA`` (svm-train
+    -b 1: the residuals' Laplace scale) as ``probA_``."""
+    if type(est).__name__ != "DualOneClassSVM":
+        if "probB" in fields:
+            raise LibsvmFormatError(f"{path}, line {fields['probB'][1]}: probB is a "
+                                    "classifier's; a regression's probability model is probA")
+        scale = _numbers(fields, "probA", 1, path, required=False)
+        if scale is not None and not scale[0] >= 0:
+            raise LibsvmFormatError(f"{path}, line {fields['probA'][1]}: probA (the Laplace "
+                                    "scale of a regression's residuals) must be >= 0")
+        if scale is not None:
+            est.probA_ = np.array(scale, dtype=np.float64)
+            est.set_params(probability=True)
     precomputed = est.kernel == "precomputed"
     n_sv = coef.shape[1]
     est.dual_coef_ = coef

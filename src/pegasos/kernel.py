@@ -290,6 +290,8 @@ class _KernelModel(BaseEstimator):
             if key.endswith("_") and not key.startswith("_"):
                 setattr(self, key, value)
         self.support_vectors_ = _safe_indexing(rows, self.support_)
+        if "shape_fit_" in vars(self):  # (SVC's: the rows' shape, not the kernel matrix's)
+            self.shape_fit_ = getattr(rows, "shape", (n,))
         if getattr(rows, "ndim", 0) == 2:
             self.n_features_in_ = rows.shape[1]
         else:

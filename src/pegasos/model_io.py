@@ -325,6 +325,7 @@ _ONE_VS_ONE = ("DualSVC", "DualNuSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: The models of one problem and no classes (regression, one-class).
 _SINGLE = ("DualSVR", "DualNuSVR", "DualOneClassSVM")
+_REGRESSORS = ("DualSVR", "DualNuSVR")
 _SINGLE_ARRAYS = _KERNEL_ARRAYS - {"classes_"}
 _SINGLE_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
                    "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral}
@@ -694,12 +695,20 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
         return arr
 
     shaped("intercept_", (n_models,))
-    refuse.check(("probA_" in arrays) == ("probB_" in arrays), "probA_ and probB_ go together")
+    if name in _SINGLE:  # a regression's probability model: probA_ alone, its Laplace scale
+        refuse.check("probB_" not in arrays, f"unexpected array 'probB_' for {name}")
+        refuse.check("probA_" not in arrays or name in _REGRESSORS,
+                     f"unexpected array 'probA_' for {name}")
+        if "probA_" in arrays:
+            refuse.check(bool(np.all(shaped("probA_", (1,)) >= 0)),
+                         "probA_ (the residuals' Laplace scale) must be >= 0")
+    refuse.check(name in _SINGLE or ("probA_" in arrays) == ("probB_" in arrays),
+                 "probA_ and probB_ go together")
     pairs = "pairwise_coupling_" in attributes
     refuse.check(not pairs or (attributes["pairwise_coupling_"] == 1 and one_vs_one
                                and "probA_" in arrays),
                  "pairwise_coupling_ must be 1, and only in a one-vs-one model with probA_")
-    if "probA_" in arrays:  # one per pair with LIBSVM's coupling (DualSVC's one-vs-one)
+    if "probA_" in arrays and name not in _SINGLE:  # one per pair with LIBSVM's coupling
         shaped("probA_", (n_models if pairs else n_problems,))
         shaped("probB_", (n_models if pairs else n_problems,))
     if name in _ONE_VS_ONE:  # its iterations: one per problem (a total in older files)

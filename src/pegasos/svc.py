@@ -20,7 +20,7 @@ from ._probability import N_FOLDS, _has_probability, couple, pair_decisions, pai
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import dtype_of, engine_for, points
+from ._solvers.engine import dtype_of, engine_for, one_blas_thread, points
 from ._solvers.report import Report
 from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
 
@@ -38,6 +38,16 @@ INNER_RATIO = 0.1
 
 #: Pair steps per inner solve, at most, per row of the working set.
 INNER_STEPS_PER_ROW = 100
+
+#: Probability's folds (:meth:`DualSVC._folds`) of a problem larger than the fit's
+#: working set take sets of this share of it: started near their solution, they move
+#: few variables, and a large set cost its gathering and the columns of rows that did
+#: not move.  20,000 Fashion-MNIST rows of 10 classes (pairs of 4,000 rows, q = 1024):
+#: the fit with probabilities took 2.3x the plain fit with the folds' sets at 1024,
+#: 1.7x at 512, 1.5x at 256, 1.6x at 128.  (A problem that one set holds is solved as
+#: one block: on digits, sets of a quarter took 1.4x the time.)
+FOLD_SET_DIVISOR = 4
+
 
 def _say(est, p, total, result):
     """``verbose``: one line per solved problem, as LIBSVM's messages."""
@@ -220,9 +230,9 @@ class DualSVC(_KernelClassifier):
         which is oriented to ``classes_[0]``); one-vs-rest, Platt's sigmoids of
         5 stratified folds, one per class, normalised.  One-vs-one folds are
         solved right after their pair, on its kept kernel columns and from its
-        solution (LIBSVM refits them): 3.2x the plain fit's time on 20,000
-        Fashion-MNIST rows of 10 classes, against 6.5x refitting, the
-        probabilities within 1e-4 of refitted folds'.  The folds keep the
+        solution (LIBSVM refits them): 1.6x the plain fit's time on 20,000
+        Fashion-MNIST rows of 10 classes, against 5.6x refitting; on 10,000,
+        the probabilities within 4e-5 of refitted folds'.  The folds keep the
         fit's ``gamma_``, as LIBSVM's.
     random_state : int, RandomState instance or None, default=None
         The start's draws (``start_epochs``) and ``probability``'s folds; the
@@ -390,8 +400,13 @@ class DualSVC(_KernelClassifier):
             if keep is not None and not sides.all():  # a pair with an unweighted class
                 result, cost = _one_sided(Y, sides[0]), 0
             else:
-                result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
-                                           (p, len(problems), seconds))
+                # BLAS at one thread between the engine's threads: OpenBLAS's threads,
+                # woken by the driver's small products (probability's folds and
+                # sigmoids), spin on after them and took a core from the next pair's
+                # kernel columns (the pairs' solves 1.3x slower)
+                with one_blas_thread():
+                    result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
+                                               (p, len(problems), seconds))
                 # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
                 result.intercept[~sides[0]] = -1.0
             solved.append(result)
@@ -536,8 +551,10 @@ class DualSVC(_KernelClassifier):
         of its left-out rows set to 0 (LIBSVM's fold drops them), started from the full
         solution with those rows' variables removed (their columns subtracted from the
         responses) and the equality ``y'a = 0`` restored by lowering the heavier side's
-        largest variables; the left-out rows' decision values are their responses plus
-        the fold's intercept.  The rows of weight 0 take no part; the folds are those of
+        largest variables, in working sets of :data:`FOLD_SET_DIVISOR` times fewer
+        variables than the fit's where one set does not hold the problem (else as one
+        block, solved to tol); the left-out rows' decision values are their responses
+        plus the fold's intercept.  The rows of weight 0 take no part; the folds are those of
         :func:`~pegasos._probability.pair_decisions` (5 random folds of the rows, seed
         ``random_state`` + p), as is the rule for a fold of one side.  Returns (the
         decision values, positive for Y's +1, and the targets) of the weighted rows."""
@@ -545,6 +562,10 @@ class DualSVC(_KernelClassifier):
         store, y = result.store, Y[:, 0]
         if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
             plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
+        else:
+            q = max(2, plan.q // FOLD_SET_DIVISOR)
+            plan = plan._replace(q=q, new=max(1, int(q * NEW_SHARE)),
+                                 max_inner=INNER_STEPS_PER_ROW * q)
         rows = np.flatnonzero(bounds > 0)
         order = rows[np.random.default_rng(seed).permutation(len(rows))]
         dec = np.zeros(len(y))

