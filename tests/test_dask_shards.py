@@ -149,7 +149,7 @@ def test_the_driver_never_reads_the_shards(cluster, shards, monkeypatch):
     fails, and the distributed one, whose worker processes read, does not."""
     import sklearn.datasets
 
-    from pegasos import datasets, stream
+    from pegasos import _svmlight, stream
 
     pattern, X, y = shards
 
@@ -157,7 +157,7 @@ def test_the_driver_never_reads_the_shards(cluster, shards, monkeypatch):
         raise AssertionError("a shard was read in the driver")
 
     for module, name in ((stream, "_open_binary"), (stream, "load_cache"),
-                         (datasets, "_open_text"), (sklearn.datasets, "load_svmlight_file")):
+                         (_svmlight, "_open_text"), (sklearn.datasets, "load_svmlight_file")):
         monkeypatch.setattr(module, name, read_here)
     with pytest.raises(AssertionError, match="read in the driver"):
         PegasosClassifier(lam=0.01, n_iter=100).fit(SVMLightStream(pattern))

@@ -36,3 +36,55 @@ def test_every_compiled_module_is_found():
     names = {name.split(".")[0] for name, _ in _compiled_functions()}
     assert {"blocks", "kernel_pegasos", "sbp", "gram", "water_filling", "linear",
             "changes"} <= names
+
+
+SRC = NUMBA.parent
+
+
+def _module_name(path):
+    parts = ("pegasos",) + path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path, modules):
+    """The package's modules that ``path`` imports, at any depth of its code (a
+    function's import is a dependency too, only a later one)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return (found & modules) - {name}
+
+
+def test_the_import_graph_of_the_package_has_no_cycle():
+    """Issue 44: no circle anywhere (engine <-> gram through one_blas_thread, datasets <->
+    stream through the format's error once were), function-level imports included."""
+    paths = sorted(SRC.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    graph = {_module_name(p): _imports(p, modules) for p in paths}
+    assert "pegasos._solvers.engine" in graph["pegasos.svc"]  # (the walk sees imports)
+    done, path = set(), []
+
+    def visit(node):
+        if node in path:
+            cycle = path[path.index(node):] + [node]
+            pytest.fail("import cycle: " + " -> ".join(cycle))
+        if node in done:
+            return
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            visit(nxt)
+        path.pop()
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node)

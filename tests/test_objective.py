@@ -97,7 +97,8 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
                                     "pegasos._memory", "pegasos.stream", "pegasos.svc",
-                                    "pegasos.svr", "pegasos.one_class"])
+                                    "pegasos.svr", "pegasos.one_class",
+                                    "pegasos._solvers.threads"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

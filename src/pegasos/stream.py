@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
 from ._rows import check_sparse_structure, rows_of, stack_rows
-from .datasets import MAX_FEATURE_INDEX, DataFormatError, _line_problem
+from ._svmlight import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
 

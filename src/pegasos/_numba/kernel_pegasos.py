@@ -21,6 +21,7 @@ import numpy as np
 from ._jit import njit
 from .blocks import pair_block
 from .changes import clear, merge, new_changes
+from .linear import FOLD_RATIO, MIN_SCALE  # (the scale step's thresholds: linear Pegasos')
 
 PEGASOS = 0
 PERCEPTRON = 1
@@ -32,9 +33,6 @@ BETA = 2  # lazy average: sum of averaged iterates' coefficients = u + beta * a
 N_AVG = 3
 N_FOLD = 4
 N_SCALARS = 5
-
-MIN_SCALE = 1e-9
-FOLD_RATIO = 4.0
 
 #: Draws in a chunk (see :func:`kernel_pegasos_blocks`; ``_solvers.kernel_pegasos.chunk_steps``).
 CHUNK_DRAWS = 256

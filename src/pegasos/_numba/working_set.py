@@ -45,9 +45,11 @@ class InnerPlan(NamedTuple):
     by_sign: bool
 
 
-class Block(NamedTuple):
-    """One problem's block: kernel values ``K`` (q, q), targets ``y``, bounds ``C``;
-    variables ``a`` and gradients ``G`` (both (q,), updated in place)."""
+class Subproblem(NamedTuple):
+    """One problem restricted to the working set (its block): kernel values ``K``
+    (q, q), targets ``y``, bounds ``C``; variables ``a`` and gradients ``G`` (both
+    (q,), updated in place).  (:class:`.blocks.Block` is another thing: the engine's
+    gathered rows of a block of columns.)"""
 
     K: np.ndarray
     y: np.ndarray

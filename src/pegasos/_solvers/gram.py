@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._numba.kernels import LINEAR, POLY, PRECOMPUTED, RBF
+from .threads import one_blas_thread
 
 #: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
 #: 32 MiB matrix.  Measured on digits (1,797 x 64, 10 classes, 2 cores) and on 2,000
@@ -139,8 +140,6 @@ def _by_blocks(n_rows, n_cols, work):
     """``work(lo, hi)`` for fixed blocks of rows of about :data:`BLOCK_ENTRIES` values,
     in parallel on Numba's number of threads (NumPy and BLAS release the GIL), BLAS at
     one thread meanwhile; the first error is raised."""
-    from .engine import one_blas_thread  # engine imports this module
-
     per = max(1, BLOCK_ENTRIES // max(n_cols, 1))
     starts = range(0, n_rows, per)
     threads = min(numba.get_num_threads(), len(starts))

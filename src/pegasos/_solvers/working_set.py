@@ -43,7 +43,7 @@ import numpy as np
 from .._memory import check_memory
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
-from .._numba.working_set import Block, InnerPlan, solve_block
+from .._numba.working_set import InnerPlan, Subproblem, solve_block
 from .engine import dtype_of, one_blas_thread
 
 
@@ -473,7 +473,7 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
         for c in active:
             y = np.ascontiguousarray(Y[wvars, c])
             p = dual.p if np.ndim(dual.p) == 0 else dual.p[wvars, c]
-            block = Block(K, y, bound, state.a[wvars, c], y * state.F[rows, c] + p)
+            block = Subproblem(K, y, bound, state.a[wvars, c], y * state.F[rows, c] + p)
             s, _, _ = solve_block(block, inner)
             moved += s
             delta[:, c] = y * (block.a - state.a[wvars, c])
