@@ -12,6 +12,7 @@ kernel             seed 002's figure: test error against kernel evals       kern
 kernel_engine      kernel evaluations per second, blocks against columns    kernel_engine.{json,md}
 kernel_multiclass  Fashion-MNIST, 10 classes: SVC, ours, Nystroem           kernel_multiclass.{json,md}
 kernel_exact       DualSVC against SVC, scikit-learn-intelex, SVC on subsets  kernel_exact.{json,md}
+dualsvc_profile    where DualSVC's time goes, beside scikit-learn-intelex    dualsvc_profile.{json,md}
 libsvm_problems    DualSVR, DualNuSVR, one-class, nu-SVC against LIBSVM    libsvm_problems.{json,md}
 sbp_cache          the SBP's draws replayed through LRU column caches       sbp_cache.{json,md}
 dask_scaling       distributed Pegasos on a LocalCluster                    dask.{json,md}
@@ -43,8 +44,8 @@ from pathlib import Path
 from .common import HERE, SHARED_DATA, environment, record_seconds
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
-         "kernel_exact", "libsvm_problems", "sbp_cache", "dask_scaling", "input_checks",
-         "startup", "calibration", "certificate", "compile", "stream", "dask_stream"]
+         "kernel_exact", "dualsvc_profile", "libsvm_problems", "sbp_cache", "dask_scaling",
+         "input_checks", "startup", "calibration", "certificate", "compile", "stream", "dask_stream"]
 
 
 def main(argv=None):
