@@ -91,7 +91,7 @@ def _ours(X, y, Xt, yt, C, repeats):
 
     with engine_only():  # (the engine's paths for these rows compiled before the clock)
         DualSVC(C=C).fit(X[:300], y[:300])
-    fits, timers = [], None
+    fits = []
     for _ in range(repeats):
         with _Timers() as timers:
             model = DualSVC(C=C)

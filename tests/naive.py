@@ -306,6 +306,13 @@ def _smo_block(K, y, C, a, G, tol, ratio, max_steps):
     return steps
 
 
+def stored_kernel(K, path):
+    """The kernel values the working-set solver solves with on ``path`` (the
+    ``solver_path`` fixture's): on the engine its kept columns are float32, as LIBSVM's
+    cache keeps them (``Qfloat``); a small set's kernel matrix is float64."""
+    return K.astype(np.float32).astype(np.float64) if path == "engine" else K
+
+
 def working_set_dual(K, Y, C, *, q, new, tol, ratio=0.1, max_steps=None, max_iter=10**6):
     """The working-set dual solver (``DualSVC``), slowly: the SVM dual of every column
     of Y (one-vs-rest targets) with bounds C, on the full Gram matrix K.

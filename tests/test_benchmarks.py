@@ -122,6 +122,7 @@ def test_runner_quick_writes_every_result(quick_run):
              "kernel_engine": ["kernel_engine.json", "kernel_engine.md"],
              "kernel_multiclass": ["kernel_multiclass.json", "kernel_multiclass.md"],
              "kernel_exact": ["kernel_exact.json", "kernel_exact.md"],
+             "dualsvc_profile": ["dualsvc_profile.json", "dualsvc_profile.md"],
              "libsvm_problems": ["libsvm_problems.json", "libsvm_problems.md"],
              "sbp_cache": ["sbp_cache.json", "sbp_cache.md"],
              "dask_scaling": ["dask.json", "dask.md"],

@@ -20,7 +20,7 @@ from ._probability import N_FOLDS, _has_probability, couple, pair_decisions, pai
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import dtype_of, engine_for, one_blas_thread, points
+from ._solvers.engine import engine_for, one_blas_thread, points
 from ._solvers.report import Report
 from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
 
@@ -111,7 +111,7 @@ def working_set_plan(est, n_vars, rows, n_total):
     ``n_vars`` variables on the rows ``rows`` of a training set of ``n_total`` rows."""
     n = rows.n_rows
     q = min(int(est.working_set_size), n_vars)
-    itemsize = np.dtype(dtype_of(rows)).itemsize
+    itemsize = np.dtype(_ws.STORE_DTYPE).itemsize
     return _ws.WorkingSetPlan(
         q=q, new=max(1, int(q * NEW_SHARE)), tol=float(est.tol), ratio=INNER_RATIO,
         max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(est.max_iter),
@@ -177,8 +177,8 @@ class DualSVC(_KernelClassifier):
         pair that moves together stays together).
     cache_size : float >= 0, default=200.0
         Memory in MB for kernel columns kept beyond the working set's own
-        (``1.5 q`` columns of n values, always kept), in the rows' dtype
-        (float32 rows: float32 columns); any size is honoured.  Columns of
+        (``1.5 q`` columns of n values, always kept), in float32 whatever the
+        rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
         How much more pays depends on what a column costs (BENCHMARKS.md,
         section 12): on 10-class Fashion-MNIST (784 features, 60,000 rows)
