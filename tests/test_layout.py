@@ -1,6 +1,7 @@
 """The code's shape, as the contributing rules state it (README, CONTRIBUTING)."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,11 @@ def test_the_import_graph_of_the_package_has_no_cycle():
 
     for node in sorted(graph):
         visit(node)
+
+
+def test_the_code_cites_benchmarks_md_by_title_not_by_section_number():
+    """(Issue 44: 20 citations by number, which a new section in between would break.)"""
+    cited = re.compile(r"BENCHMARKS\.md,?\s+section\s+\d", re.MULTILINE)
+    found = [str(p.relative_to(SRC)) for p in sorted(SRC.rglob("*.py"))
+             if cited.search(p.read_text())]
+    assert not found, f"cite BENCHMARKS.md's sections by their titles: {found}"

@@ -656,7 +656,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         Fashion-MNIST rows (10 classes, C = 10): about the same test accuracy
         per example drawn for k = 1 and k = 16 (85.5% and 85.3% after 2
         passes, in 4.7 s and 3.5 s); k = 32 and 64 lost 1.5 and 10 points at
-        2 passes (BENCHMARKS.md, section 9).
+        2 passes (BENCHMARKS.md, "The blocked kernel engine").
     sampling : {"uniform", "permutation", "cyclic"}, default="uniform"
         How examples are drawn: independently, by a fresh permutation per
         pass, or in order.
@@ -805,7 +805,7 @@ class KernelPerceptron(_ResponseSolver):
         shirt: the averaged Perceptron's one pass ends 4.05 points below
         SVC's test accuracy on ijcnn1 and 2.0 on Fashion-MNIST; 10 passes end
         0.01 to 0.17 point above it on all three, in 0.22x to 0.34x SVC's fit
-        time (BENCHMARKS.md, section 4).  Later passes cost less than the
+        time (BENCHMARKS.md, "kernel solvers against SMO").  Later passes cost less than the
         first: only mistakes cost kernel columns.
     batch_size : int >= 1, default=16
         Examples judged per iteration with the same iterate; the mistakes of a
@@ -966,7 +966,7 @@ class SBPClassifier(_KernelClassifier):
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
         Measured: a cache of 200 MB would have served 6-8% of the default
-        fit's columns on ijcnn1 and Adult (BENCHMARKS.md, section 9).
+        fit's columns on ijcnn1 and Adult (BENCHMARKS.md, "The blocked kernel engine").
     random_state : int, RandomState instance or None, default=None
         Seeds the draws: the same seed gives the same model, bit for bit.
     probability : bool, default=False

@@ -143,7 +143,7 @@ class DualSVC(_KernelClassifier):
     kernel estimators), trained together: one working set of the union of
     every problem's worst rows, one block of columns for all.  One-vs-one was
     7x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
-    section 12): its columns are a fifth as long, so 200 MB keeps five times
+    "SVC's model"): its columns are a fifth as long, so 200 MB keeps five times
     as many, and its problems are smaller.
 
     ``kernel`` may also be a callable, as SVC's: ``kernel(A, B)`` returns the
@@ -181,7 +181,7 @@ class DualSVC(_KernelClassifier):
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
         How much more pays depends on what a column costs (BENCHMARKS.md,
-        section 12): on 10-class Fashion-MNIST (784 features, 60,000 rows)
+        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
         one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
         vector's column computed once), one-vs-one 27.5 s with 200 MB; on
         ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against

@@ -181,7 +181,7 @@ def _jit(fn=None, **options):
 #: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.  No C
 #: callback wrapper (``no_cfunc_wrapper``): Numba otherwise generates and compiles
 #: one for every function, for ``cfunc``-style calls from C that this package never
-#: makes (about 1 s of kernel Pegasos' 11 s first fit, BENCHMARKS.md section 11);
+#: makes (about 1 s of kernel Pegasos' 11 s first fit, BENCHMARKS.md "Compile time");
 #: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
 

@@ -26,7 +26,7 @@ twice the work of ``dgemm`` per second and the rows take half the memory
 traffic; the cost is float32's rounding of each inner product, which the
 rbf's ||x||^2 + ||z||^2 - 2 <x, z> passes on (measured on the kernel values:
 7e-6 relative on Fashion-MNIST, 1.4e-6 on ijcnn1, exact on Adult's binary
-features; BENCHMARKS.md, section 9).
+features; BENCHMARKS.md, "The blocked kernel engine").
 
 With ``PRECOMPUTED`` the rows of X are rows of a Gram matrix and the block
 is its columns.  :func:`gather` turns rows of X (dense or CSR) into the dense
@@ -377,7 +377,7 @@ def _plain_tile(rows, flat, plain_kern, lo, hi):
 def _row_copy(src, dst):
     """dst[:] = src, as a loop: Numba links into every function that assigns an array
     to a slice the code that formats its shape-mismatch error, and compiles it again
-    there (a quarter of a second each; BENCHMARKS.md section 11)."""
+    there (a quarter of a second each; BENCHMARKS.md "Compile time")."""
     for j in range(src.shape[0]):
         dst[j] = src[j]
 
@@ -410,7 +410,7 @@ class Threads(NamedTuple):
 #: The two engines, a type each: a solver given one (in its plan) is compiled with that
 #: engine alone.  The values are the same bit for bit: each tile is computed alike and
 #: writes only its own rows.  A parallel region costs seconds to compile (kernel Pegasos'
-#: first fit, BENCHMARKS.md section 11), so small problems take :data:`SERIAL`
+#: first fit, BENCHMARKS.md "Compile time"), so small problems take :data:`SERIAL`
 #: (``_solvers.engine.engine_for``).
 SERIAL = Serial()
 THREADS = Threads()

@@ -10,13 +10,13 @@ iterates are those of :func:`.kernel_pegasos.kernel_pegasos_blocks` and
 kernel values.  The one-vs-rest problems share nothing here but the matrix
 and the draws, so each is stepped on its own: no merge of their changes by
 example, which the engine needs to share a kernel column between them, and
-code that compiles in about half the time (BENCHMARKS.md section 11).
+code that compiles in about half the time (BENCHMARKS.md "Compile time").
 
 Why a second path: the blocked engine is compiled once per kind of rows
 (dense or CSR, float64 or float32) and engine, and its solvers link in the
 kernel computation; these functions read one float64 matrix whatever the
 rows were, so they compile once per install and in a fraction of the time
-(a first fit of a few seconds instead of tens; BENCHMARKS.md section 11).
+(a first fit of a few seconds instead of tens; BENCHMARKS.md "Compile time").
 """
 
 import math
@@ -56,7 +56,7 @@ def gram_pegasos_steps(data, plan, state, idx, t):
     steps of :func:`.kernel_pegasos.shrink` and
     :func:`.kernel_pegasos.finish_step`, written out for one problem, compile
     in half the time of the engine's form (all problems in each step, through
-    those helpers; BENCHMARKS.md section 11).  A draw made twice in a batch
+    those helpers; BENCHMARKS.md "Compile time").  A draw made twice in a batch
     counts twice, as :func:`.changes.merge` adds it up on the engine.
     """
     K, Y, sw = data
@@ -206,7 +206,7 @@ def gram_pegasos_pass(data, lam, idx, coef, g, scal):
     ``coef.shape[0]``, ``lam``, the radius 1/sqrt(lam), no average), without the
     coefficients, the average and the Perceptron that function carries: it
     compiles in about half its time, a second less for the default SBP's first
-    fit (BENCHMARKS.md section 11).  ``data`` a :class:`GramData`; the batches
+    fit (BENCHMARKS.md "Compile time").  ``data`` a :class:`GramData`; the batches
     ``idx[step*k:(step+1)*k]``; ``g`` (n, n_problems) zeros, filled with the
     responses in units of each problem's scale; ``scal`` (2, n_problems) receives
     the scales and ||w||^2.

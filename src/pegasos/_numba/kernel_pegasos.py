@@ -210,7 +210,7 @@ def _put(dst, r0, c0, src, shift):
 
     A loop, not a slice assignment: Numba links into every function that
     assigns an array to a slice the code that formats its shape-mismatch
-    error, and compiles it again there (BENCHMARKS.md section 11)."""
+    error, and compiles it again there (BENCHMARKS.md "Compile time")."""
     for i in range(src.shape[0]):
         for j in range(src.shape[1]):
             dst[r0 + i, c0 + j] = src[i, j] + shift

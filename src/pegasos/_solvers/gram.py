@@ -28,12 +28,12 @@ from .threads import one_blas_thread
 
 #: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
 #: 32 MiB matrix.  Measured on digits (1,797 x 64, 10 classes, 2 cores) and on 2,000
-#: rows of a9a: see BENCHMARKS.md section 11.
+#: rows of a9a: see BENCHMARKS.md "Compile time".
 GRAM_ROWS = 2048
 
 #: Predictions of at most this many kernel values (test rows x support vectors) are
 #: computed here, larger ones by the engine: 2^22 values cost tens of milliseconds
-#: here (the engine, compiled, is 2-4x faster on them; BENCHMARKS.md section 11).
+#: here (the engine, compiled, is 2-4x faster on them; BENCHMARKS.md "Compile time").
 PREDICT_ENTRIES = 1 << 22
 
 #: Kernel values per block: each block (a fixed range of rows, whatever the number of
