@@ -400,14 +400,16 @@ def to_libsvm(est, path):
         lines.append(f"coef0 {float(est.coef0):.17g}")
     lines += [f"nr_class {2 if labels is None else len(labels)}", f"total_sv {len(order)}",
               "rho " + " ".join(f"{v:.17g}" for v in rho)]
+    probabilities = getattr(est, "probA_", None) is not None and getattr(est, "probability",
+                                                                         False)
     if labels is not None:
         lines.append("label " + " ".join(str(label) for label in labels))
-        if getattr(est, "probA_", None) is not None and getattr(est, "probability", False):
+        if probabilities:
             probA, probB = _pair_sigmoids(est, signs)
             lines.append("probA " + " ".join(f"{v:.17g}" for v in probA))
             lines.append("probB " + " ".join(f"{v:.17g}" for v in probB))
         lines.append("nr_sv " + " ".join(str(c) for c in nr_sv))
-    elif getattr(est, "probA_", None) is not None and getattr(est, "probability", False):
+    elif probabilities:
         lines.append(f"probA {float(est.probA_[0]):.17g}")  # (a regression's Laplace scale)
     lines.append("SV")
     if est.kernel == "precomputed":  # each support vector is its training row's number

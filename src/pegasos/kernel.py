@@ -67,15 +67,10 @@ from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
 from ._solvers import sbp as _sbp
-from ._solvers.engine import (
-    block_columns,
-    decision_values,
-    engine_for,
-    one_blas_thread,
-    points,
-)
+from ._solvers.engine import block_columns, decision_values, engine_for, points
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
+from ._solvers.threads import one_blas_thread
 from .objective import DualityGap, best_multiple, feasible, finite_gap
 
 __all__ = ["KernelPegasosClassifier", "KernelPerceptron", "SBPClassifier", "nu_for",

@@ -20,8 +20,9 @@ from ._probability import N_FOLDS, _has_probability, couple, pair_decisions, pai
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import engine_for, one_blas_thread, points
+from ._solvers.engine import engine_for, points
 from ._solvers.report import Report
+from ._solvers.threads import one_blas_thread
 from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
 
 __all__ = ["DualNuSVC", "DualSVC"]

@@ -44,7 +44,7 @@ from .._memory import check_memory
 from .._numba import blocks as _blocks
 from .._numba import working_set as _ws
 from .._numba.working_set import InnerPlan, Subproblem, solve_block
-from .engine import one_blas_thread
+from .threads import one_blas_thread
 
 #: The kept kernel columns' type, whatever the rows' (computed in float64 for float64
 #: rows, then rounded): LIBSVM keeps its cache in float (``Qfloat``), and so the solution
@@ -280,10 +280,9 @@ class _Columns:
     (:data:`STORE_DTYPE`): those of the working set's variables' rows (``vars``: the
     variables, oldest first; two variables of one row share its column) and, in the
     other slots, the most recently used of the rest, so that a row chosen again costs
-    nothing.  With the
-    kernel matrix of all n rows the store is that matrix (row i in slot i), and no
-    column is computed or copied.  ``var_rows``: the row of each variable (None:
-    variable i is row i)."""
+    nothing.  With the kernel matrix of all n rows the store is that matrix (row i in
+    slot i), and no column is computed or copied.  ``var_rows``: the row of each
+    variable (None: variable i is row i)."""
 
     def __init__(self, n, q, slots, dtype, engine, gram=None, var_rows=None, refill=False):
         self.engine = engine
