@@ -131,34 +131,46 @@ class ProbabilityMixin:
 # --- LIBSVM's probabilities for one-vs-one models -------------------------------------
 
 
+def libsvm_folds(rows, seed, n_folds=N_FOLDS):
+    """LIBSVM's cross-validation folds (``svm_cross_validation``'s, not stratified): the
+    ``rows`` in a random order (``seed``) cut into ``n_folds`` consecutive parts; yields
+    (training rows, test rows) of each part that is not empty, both in that order."""
+    order = rows[np.random.default_rng(seed).permutation(len(rows))]
+    for f in range(n_folds):
+        lo, hi = f * len(rows) // n_folds, (f + 1) * len(rows) // n_folds
+        if lo < hi:
+            yield np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+
+
+def _fitted_fold(est, X, y, sw, train, test, params):
+    """A copy of ``est`` with ``params``, fitted on the rows ``train`` of (X, y) with
+    their weights (``sw`` None: none), and the rows ``test`` of X as it predicts them."""
+    fold = clone(est).set_params(**params)
+    X_train, X_test = _split(est, X, train, test)
+    fold.fit(X_train, y[train], **({} if sw is None else {"sample_weight": sw[train]}))
+    return fold, X_test
+
+
 def pair_decisions(est, X, y, sw, rows, positive, seed):
     """Out-of-fold decision values of one binary problem, as LIBSVM's
     ``svm_binary_svc_probability`` makes them: the problem's ``rows`` in a random order
     (``seed``) cut into 5 folds (not stratified); each fold's values come from a copy of
     ``est`` fitted on the other four, positive for the label ``positive``; a fold whose
     training rows weigh on one side only gets +1 or -1 (0 on neither), as LIBSVM's."""
-    order = rows[np.random.default_rng(seed).permutation(len(rows))]
     dec = np.zeros(len(rows))
     params = {"probability": False, **({"callback": None} if "callback" in
                                        est.get_params() else {})}
-    for f in range(N_FOLDS):
-        lo, hi = f * len(rows) // N_FOLDS, (f + 1) * len(rows) // N_FOLDS
-        if lo == hi:
-            continue
-        train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+    for train, test in libsvm_folds(rows, seed):
+        at = np.searchsorted(rows, test)  # (rows sorted)
         weighted = train if sw is None else train[sw[train] > 0]
         sides = (np.any(y[weighted] == positive), np.any(y[weighted] != positive))
         if not all(sides):
-            dec[lo:hi] = 1.0 if sides[0] else -1.0 if sides[1] else 0.0
+            dec[at] = 1.0 if sides[0] else -1.0 if sides[1] else 0.0
             continue
-        fold = clone(est).set_params(**params)
-        X_train, X_test = _split(est, X, train, test)
-        fold.fit(X_train, y[train], **({} if sw is None else {"sample_weight": sw[train]}))
+        fold, X_test = _fitted_fold(est, X, y, sw, train, test, params)
         scores = np.asarray(fold.decision_function(X_test), dtype=np.float64)
-        dec[lo:hi] = scores if fold.classes_[1] == positive else -scores
-    back = np.empty(len(rows), np.int64)
-    back[np.searchsorted(rows, order)] = np.arange(len(rows))  # (rows sorted)
-    return dec[back]
+        dec[at] = scores if fold.classes_[1] == positive else -scores
+    return dec
 
 
 def laplace_scale(est, X, y, sw, seed):
@@ -172,17 +184,12 @@ def laplace_scale(est, X, y, sw, seed):
     if len(rows) < 2:
         raise ValueError(f"probability=True needs 2 rows of positive weight for its folds; "
                          f"got {len(rows)}")
-    order = rows[np.random.default_rng(seed).permutation(len(rows))]
-    folds = min(N_FOLDS, len(rows))
-    residual = np.empty(len(rows))
     params = {"probability": False, "callback": None, "verbose": False}
-    for f in range(folds):
-        lo, hi = f * len(rows) // folds, (f + 1) * len(rows) // folds
-        train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
-        fold = clone(est).set_params(**params)
-        X_train, X_test = _split(est, X, train, test)
-        fold.fit(X_train, y[train], **({} if sw is None else {"sample_weight": sw[train]}))
-        residual[lo:hi] = np.abs(y[test] - fold.predict(X_test))
+    residual = []
+    for train, test in libsvm_folds(rows, seed, min(N_FOLDS, len(rows))):
+        fold, X_test = _fitted_fold(est, X, y, sw, train, test, params)
+        residual.append(np.abs(y[test] - fold.predict(X_test)))
+    residual = np.concatenate(residual)
     kept = residual[residual <= 5.0 * np.sqrt(2.0) * residual.mean()]
     return float(kept.mean())
 

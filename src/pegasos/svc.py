@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
 from ._memory import check_memory
-from ._probability import N_FOLDS, _has_probability, couple, pair_decisions, pair_sigmoid
+from ._probability import _has_probability, couple, libsvm_folds, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
@@ -555,10 +555,11 @@ class DualSVC(_KernelClassifier):
         largest variables, in working sets of :data:`FOLD_SET_DIVISOR` times fewer
         variables than the fit's where one set does not hold the problem (else as one
         block, solved to tol); the left-out rows' decision values are their responses
-        plus the fold's intercept.  The rows of weight 0 take no part; the folds are those of
-        :func:`~pegasos._probability.pair_decisions` (5 random folds of the rows, seed
-        ``random_state`` + p), as is the rule for a fold of one side.  Returns (the
-        decision values, positive for Y's +1, and the targets) of the weighted rows."""
+        plus the fold's intercept.  The rows of weight 0 take no part; the folds are
+        :func:`~pegasos._probability.libsvm_folds` of the rows (seed drawn from
+        ``random_state``, + p), as :func:`~pegasos._probability.pair_decisions`'s, and so
+        is the rule for a fold of one side.  Returns (the decision values, positive for
+        Y's +1, and the targets) of the weighted rows."""
         seed = self._fold_seed + p
         store, y = result.store, Y[:, 0]
         if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
@@ -568,13 +569,8 @@ class DualSVC(_KernelClassifier):
             plan = plan._replace(q=q, new=max(1, int(q * NEW_SHARE)),
                                  max_inner=INNER_STEPS_PER_ROW * q)
         rows = np.flatnonzero(bounds > 0)
-        order = rows[np.random.default_rng(seed).permutation(len(rows))]
         dec = np.zeros(len(y))
-        for f in range(N_FOLDS):
-            lo, hi = f * len(rows) // N_FOLDS, (f + 1) * len(rows) // N_FOLDS
-            if lo == hi:
-                continue
-            train, test = np.concatenate([order[:lo], order[hi:]]), order[lo:hi]
+        for train, test in libsvm_folds(rows, seed):
             sides = (np.any(y[train] > 0), np.any(y[train] < 0))
             if not all(sides):
                 dec[test] = 1.0 if sides[0] else -1.0
