@@ -45,6 +45,7 @@ from .common import HERE, SHARED_DATA, environment, record_seconds
 
 PARTS = ["linear", "minibatch", "scaling", "kernel", "kernel_engine", "kernel_multiclass",
          "kernel_exact", "dualsvc_profile", "libsvm_problems", "sbp_cache", "dask_scaling",
+         "dask_kernel",
          "input_checks", "startup", "calibration", "certificate", "compile", "stream", "dask_stream"]
 
 

@@ -38,9 +38,8 @@ from sklearn.svm import SVC, LinearSVC
 from pegasos import DualSVC, KernelPegasosClassifier, PegasosClassifier
 
 from .common import (
-    FASHION_MNIST,
-    _idx,
     environment_markdown,
+    fashion_mnist,
     linear_data,
     peer_input,
     run_part,
@@ -85,18 +84,9 @@ class _RefittedFolds(DualSVC):
     _WARM_FOLDS = False
 
 
-def _fashion_pairs(quick):
-    n = 3000 if quick else PAIRS_ROWS
-    X = _idx(FASHION_MNIST / "train-images-idx3-ubyte.gz").reshape(-1, 784)[:n] / 255.0
-    y = _idx(FASHION_MNIST / "train-labels-idx1-ubyte.gz")[:n].astype(np.int64)
-    Xt = _idx(FASHION_MNIST / "t10k-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0
-    yt = _idx(FASHION_MNIST / "t10k-labels-idx1-ubyte.gz").astype(np.int64)
-    return X, y, Xt, yt
-
-
 def bench(name, *, data_dir, repeats, quick):
     if name == "fashion-pairs":
-        X, y, Xt, yt = _fashion_pairs(quick)
+        X, y, Xt, yt = fashion_mnist(3000 if quick else PAIRS_ROWS)
         X32, Xt32 = X.astype(np.float32), Xt.astype(np.float32)
         DualSVC(probability=True, random_state=0).fit(X32[:300], y[:300])  # (compiled)
         arms = [

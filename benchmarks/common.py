@@ -57,6 +57,17 @@ def fashion_mnist_binary(positive=0, negative=6):
     return tuple(parts)
 
 
+def fashion_mnist(n_train=None):
+    """Fashion-MNIST's first ``n_train`` training rows (None: all 60,000) and its 10,000
+    test rows, 10 classes, pixels scaled to [0, 1]: (X_train, y_train, X_test, y_test),
+    dense float64, labels 0-9 (int64)."""
+    X = _idx(FASHION_MNIST / "train-images-idx3-ubyte.gz").reshape(-1, 784)[:n_train] / 255.0
+    y = _idx(FASHION_MNIST / "train-labels-idx1-ubyte.gz")[:n_train].astype(np.int64)
+    Xt = _idx(FASHION_MNIST / "t10k-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0
+    yt = _idx(FASHION_MNIST / "t10k-labels-idx1-ubyte.gz").astype(np.int64)
+    return X, y, Xt, yt
+
+
 # Linear SVM tasks: name -> (training file, test file, lambda).  lambda: the
 # values used since the linear solver's issue for a9a, ijcnn1 and Reuters;
 # covtype: the one of 1e-3 ... 1e-6 with the lowest exact-SVM test error

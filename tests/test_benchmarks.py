@@ -126,6 +126,7 @@ def test_runner_quick_writes_every_result(quick_run):
              "libsvm_problems": ["libsvm_problems.json", "libsvm_problems.md"],
              "sbp_cache": ["sbp_cache.json", "sbp_cache.md"],
              "dask_scaling": ["dask.json", "dask.md"],
+             "dask_kernel": ["dask_kernel.json", "dask_kernel.md"],
              "input_checks": ["input_checks.json", "input_checks.md"],
              "startup": ["startup.json", "startup.md"],
              "calibration": ["calibration.json", "calibration.md"],

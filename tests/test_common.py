@@ -14,6 +14,7 @@ from pegasos import (
     SBPClassifier,
 )
 from pegasos.dask_backend import DaskPegasosClassifier
+from pegasos.dask_svc import DaskDualSVC
 
 _STOCHASTIC_WEIGHTS = (
     "a stochastic solver: weight 2 scales an example's step, duplicating it changes "
@@ -96,6 +97,10 @@ EXPECTED_FAILED = {
         "check_sample_weight_equivalence_on_dense_data": _TOLERANCE_WEIGHTS,
         "check_sample_weight_equivalence_on_sparse_data": _TOLERANCE_WEIGHTS,
     },
+    "DaskDualSVC": {  # (in-memory input: DualSVC's fit)
+        "check_sample_weight_equivalence_on_dense_data": _TOLERANCE_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": _TOLERANCE_WEIGHTS,
+    },
     "PegasosClassifier": {
         **_PEGASOS_PARTIAL_FIT,
         "check_class_weight_classifiers": _EXTREME_CLASS_WEIGHTS,
@@ -117,6 +122,7 @@ def _expected_failed(estimator):
         KernelPerceptron(random_state=0),
         DaskPegasosClassifier(random_state=0),
         DualSVC(),
+        DaskDualSVC(),
         DualNuSVC(),
         DualSVR(),
         DualNuSVR(),

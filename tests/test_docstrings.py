@@ -22,7 +22,8 @@ from numpydoc import validate as numpydoc_validate
 
 MODULES = ["pegasos", "pegasos.linear", "pegasos.kernel", "pegasos.objective",
            "pegasos.model_io", "pegasos.datasets", "pegasos.plotting", "pegasos.interchange",
-           "pegasos.dask_backend", "pegasos.svc", "pegasos.svr", "pegasos.one_class"]
+           "pegasos.dask_backend", "pegasos.dask_svc", "pegasos.svc", "pegasos.svr",
+           "pegasos.one_class"]
 ALWAYS_EXEMPT = {"ES01", "RT02"}
 METHOD_EXEMPT = {"SA01", "EX01"}
 

@@ -98,12 +98,12 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
                                     "pegasos._memory", "pegasos.stream", "pegasos.svc",
                                     "pegasos.svr", "pegasos.one_class",
-                                    "pegasos._solvers.threads"])
+                                    "pegasos._solvers.threads", "pegasos.dask_svc"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
 
-    if module == "pegasos.dask_backend":
+    if module in ("pegasos.dask_backend", "pegasos.dask_svc"):
         pytest.importorskip("distributed")
 
     result = doctest.testmod(importlib.import_module(module))

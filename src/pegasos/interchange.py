@@ -278,6 +278,14 @@ def from_liblinear(path, *, lam=1e-4):
 #: Our estimators and LIBSVM's svm_type names.
 SVM_TYPES = {"DualSVC": "c_svc", "DualNuSVC": "nu_svc", "DualOneClassSVM": "one_class",
              "DualSVR": "epsilon_svr", "DualNuSVR": "nu_svr"}
+
+
+def _kind(est):
+    """The estimator whose LIBSVM model ``est`` holds (a distributed fit's is DualSVC's)."""
+    name = type(est).__name__
+    return "DualSVC" if name == "DaskDualSVC" else name
+
+
 #: Our kernel names and LIBSVM's kernel_type names.
 KERNEL_TYPES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf", "sigmoid": "sigmoid",
                 "precomputed": "precomputed"}
@@ -310,7 +318,7 @@ def _libsvm_layout(est):
     coef = np.asarray(dense(est.dual_coef_), dtype=np.float64)
     n_sv = coef.shape[1]
     rho = -np.asarray(est.intercept_, dtype=np.float64)
-    if SVM_TYPES[type(est).__name__] not in _CLASSIFIERS:
+    if SVM_TYPES[_kind(est)] not in _CLASSIFIERS:
         return None, None, np.arange(n_sv), coef, rho, None
     labels = _integer_labels(est.classes_, "LIBSVM")
     k = len(labels)
@@ -384,7 +392,7 @@ def to_libsvm(est, path):
     import scipy.sparse as sp
     from sklearn.utils.validation import check_is_fitted
 
-    name = type(est).__name__
+    name = _kind(est)
     if name not in SVM_TYPES:
         raise ValueError(f"LIBSVM's models are those of {', '.join(SVM_TYPES)}; got a {name}")
     check_is_fitted(est)

@@ -250,10 +250,16 @@ class _KernelModel(BaseEstimator):
         and K itself for a small training set (:func:`~pegasos._solvers.gram.use_gram`;
         else None): the solvers then run on it, and compile once for every kind of rows."""
         self.gamma_ = self._kernel_args(X).gamma
+        return self._rows_of(X, use_gram(X.shape[0]))
+
+    def _rows_of(self, X, with_gram):
+        """:meth:`_prepare`'s rows, squared norms, diagonal and kernel matrix (``with_gram``;
+        else None) of X, ``gamma_`` resolved (a distributed fit's problems prepare their
+        rows with it)."""
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
         gram = None
-        if use_gram(rows.n_rows):
+        if with_gram:
             sqnorm, gram = training_matrix(rows, self._kargs)
             diag = np.diag(gram).copy()
         else:

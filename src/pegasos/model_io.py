@@ -113,6 +113,7 @@ class ModelFileError(ValueError):
 
 def _estimators():
     from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
+    from .dask_svc import DaskDualSVC
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
     from .linear import PegasosClassifier
     from .one_class import DualOneClassSVM
@@ -120,7 +121,8 @@ def _estimators():
     from .svr import DualNuSVR, DualSVR
 
     classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
-               DaskPegasosClassifier, DualSVC, DualNuSVC, DualSVR, DualNuSVR, DualOneClassSVM)
+               DaskPegasosClassifier, DualSVC, DualNuSVC, DualSVR, DualNuSVR, DualOneClassSVM,
+               DaskDualSVC)
     return {cls.__name__: cls for cls in classes}
 
 
@@ -320,8 +322,11 @@ _OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "t
                                     "class_weight_"},
                         "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_",
                                       "class_weight_"}}
+# (a distributed fit's: each problem's seconds and bytes on its worker)
+_OWN_OPTIONAL_ARRAYS["DaskDualSVC"] = _OWN_OPTIONAL_ARRAYS["DualSVC"] | {"task_seconds_",
+                                                                        "task_bytes_"}
 #: The estimators of SVC's one-vs-one layout.
-_ONE_VS_ONE = ("DualSVC", "DualNuSVC")
+_ONE_VS_ONE = ("DualSVC", "DualNuSVC", "DaskDualSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: The models of one problem and no classes (regression, one-class).
 _SINGLE = ("DualSVR", "DualNuSVR", "DualOneClassSVM")
@@ -370,6 +375,7 @@ _SCHEMA = {
     "DualNuSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
     "DualOneClassSVM": (_SINGLE_ARRAYS | {"offset_"}, _SINGLE_SCALARS),
 }
+_SCHEMA["DaskDualSVC"] = _SCHEMA["DualSVC"]  # (SVC's model, whichever fit found it)
 
 
 class _Refuse:
@@ -633,6 +639,8 @@ _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partiti
                      "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
                      # (n_iter_: files before it was per problem)
                      "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral},
+                     "DaskDualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral,
+                                     "n_partitions_": Integral},
                      "DualNuSVC": {"pairwise_coupling_": Integral},
                      "DualSVR": _SINGLE_OPTIONAL, "DualOneClassSVM": _SINGLE_OPTIONAL,
                      "DualNuSVR": {**_SINGLE_OPTIONAL, "epsilon_": Real}}

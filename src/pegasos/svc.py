@@ -4,6 +4,7 @@ import itertools
 import math
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -104,6 +105,25 @@ def _one_sided(Y, positive):
     return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
                       violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
                       inner_steps=0, converged=True)
+
+
+class Cut(NamedTuple):
+    """One problem of a :class:`DualSVC` fit, cut from the training set: its rows X (of the
+    labels ``labels``: the training labels, or a pair's 1 and 0), the targets ``Y``
+    (rows, problems), the bounds, the prepared rows and their squared norms, the kernel
+    matrix ``gram`` of a small training set as :func:`~pegasos._solvers.working_set.run`
+    takes it (or None), the rows' numbers ``keep`` in the training set (None: all), and
+    the training set's rows ``n_total``."""
+
+    X: object
+    labels: np.ndarray
+    Y: np.ndarray
+    bounds: np.ndarray
+    rows: object
+    sqnorm: np.ndarray
+    gram: object
+    keep: object
+    n_total: int
 
 
 def working_set_plan(est, n_vars, rows, n_total):
@@ -376,45 +396,79 @@ class DualSVC(_KernelClassifier):
             return self._fit_callable(X, y, sample_weight)
         X, y = self._validate_xy(X, y, reset=True)
         rows, sqnorm, _, gram = self._setup(X, y)
-        n = rows.n_rows
         bounds = self._bounds(X, y, sample_weight)
         check_weighted_classes(y, bounds)
-        if self.multi_class == "ovo" and len(self.classes_) > 2:
-            labels = np.searchsorted(self.classes_, y)
-            problems = []
-            for i, j in itertools.combinations(range(len(self.classes_)), 2):
-                keep = np.flatnonzero((labels == i) | (labels == j))
-                # LIBSVM's orientation: positive for the first class of the pair
-                problems.append((keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None]))
-        else:
-            problems = [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
+        problems = self._split(y)
+        self._keep_sigmoids(len(problems))
         # the kernel's diagonal, or the kernel matrix of a small training set, once
-        solved, seconds, evals = [], 0.0, n if gram is None else gram.size
-        self.__dict__.pop("_sigmoids", None)
-        if self.probability and self._WARM_FOLDS and self.multi_class == "ovo":
-            # each pair's probability folds right after its fit, on its kernel columns
-            self._sigmoids = [None] * len(problems)
-            self._fold_seed = check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max)
+        solved, seconds, evals = [], 0.0, rows.n_rows if gram is None else gram.size
         for p, (keep, Y) in enumerate(problems):
-            sides = _weighted_sides(Y, bounds if keep is None else bounds[keep])
-            if keep is not None and not sides.all():  # a pair with an unweighted class
-                result, cost = _one_sided(Y, sides[0]), 0
-            else:
-                # BLAS at one thread between the engine's threads: OpenBLAS's threads,
-                # woken by the driver's small products (probability's folds and
-                # sigmoids), spin on after them and took a core from the next pair's
-                # kernel columns (the pairs' solves 1.3x slower)
-                with one_blas_thread():
-                    result, cost = self._solve(X, y, keep, Y, bounds, (rows, sqnorm, gram),
-                                               (p, len(problems), seconds))
-                # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
-                result.intercept[~sides[0]] = -1.0
+            result, cost = self._solve_problem(
+                self._cut(X, y, keep, Y, bounds, (rows, sqnorm, gram)),
+                (p, len(problems), seconds))
             solved.append(result)
             seconds += result.seconds
             if self.verbose:
                 _say(self, p, len(problems), result)
             evals += cost
+        return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
+
+    def _split(self, y):
+        """The problems: (the rows of X, or None for all, and their targets (rows,
+        problems) in {-1, +1}) of each pair of classes, one-vs-one, with LIBSVM's
+        orientation (+1 for the pair's first class); else one entry, every one-vs-rest
+        problem (or the binary one) on all rows."""
+        if self.multi_class == "ovo" and len(self.classes_) > 2:
+            labels = np.searchsorted(self.classes_, y)
+            return [(keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None])
+                    for i, j in itertools.combinations(range(len(self.classes_)), 2)
+                    for keep in [np.flatnonzero((labels == i) | (labels == j))]]
+        return [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
+
+    def _keep_sigmoids(self, n_problems):
+        """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
+        it, on its kernel columns (:meth:`_folds`): their list, and the folds' seed."""
+        self.__dict__.pop("_sigmoids", None)
+        if self.probability and self._WARM_FOLDS and self.multi_class == "ovo":
+            self._sigmoids = [None] * n_problems
+            self._fold_seed = check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max)
+
+    def _cut(self, X, y, keep, Y, bounds, prepared):
+        """The :class:`Cut` of one problem: X's rows ``keep`` (all when None), given
+        :meth:`_setup`'s rows, squared norms and kernel matrix (or None) of all of X."""
+        rows, sqnorm, gram = prepared
+        labels = y
+        if keep is not None:
+            X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
+            (compact,) = compact_columns(X)
+            rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
+            labels = (Y[:, 0] > 0).astype(np.int64)  # (the pair's, for start_epochs)
+        return Cut(X, labels, Y, bounds, rows, sqnorm, None if gram is None else (gram, keep),
+                   keep, len(y))
+
+    def _solve_problem(self, cut, position):
+        """Solve one problem (:class:`Cut`), BLAS at one thread: the
+        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations.  A pair
+        of classes one of which weighs nothing is no problem to solve
+        (:func:`_one_sided`).  ``position``: (the first problem's number, the number of
+        problems, seconds before) for the callback's reports."""
+        sides = _weighted_sides(cut.Y, cut.bounds)
+        if cut.keep is not None and not sides.all():  # a pair with an unweighted class
+            return _one_sided(cut.Y, sides[0]), 0
+        # BLAS at one thread between the engine's threads: OpenBLAS's threads, woken by
+        # the driver's small products (probability's folds and sigmoids), spin on after
+        # them and took a core from the next pair's kernel columns (the pairs' solves
+        # 1.3x slower)
+        with one_blas_thread():
+            result, cost = self._solve(cut, position)
+        # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
+        result.intercept[~sides[0]] = -1.0
+        return result, cost
+
+    def _finish(self, X, y, sample_weight, bounds, problems, solved, evals):
+        """The fitted attributes of the problems' solutions (SVC's model), and the
+        probabilities."""
         gaps = []
         for (keep, Y), result in zip(problems, solved):
             primal, dual = _ws.objectives(Y, (bounds if keep is None else bounds[keep])
@@ -440,28 +494,22 @@ class DualSVC(_KernelClassifier):
                 ConvergenceWarning,
             )
         if problems[0][0] is None:
-            Y = problems[0][1]
-            self._set_support(X, y, (Y * solved[0].state.a).T, solved[0].intercept)
+            Y = np.column_stack([Y for _, Y in problems])
+            a = np.column_stack([r.state.a for r in solved])
+            self._set_support(X, y, (Y * a).T, np.concatenate([r.intercept for r in solved]))
         else:
             self._set_one_vs_one(X, y, problems, solved)
-        if sp.issparse(X):  # as SVC's after a sparse fit
+        if sp.issparse(self.support_vectors_):  # as SVC's after a sparse fit
             self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         return self._fit_probability(X, y, sample_weight)
 
-    def _solve(self, X, y, keep, Y, bounds, prepared, position):
-        """Solve the problems ``Y`` on the rows ``keep`` of X (all when None): the
-        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations
-        (of the start and the columns).  ``prepared``: :meth:`_setup`'s rows, squared
-        norms and kernel matrix (or None) of all of X.  ``position``: (the first
-        problem's number, the number of problems, seconds before) for the callback's
-        reports."""
-        rows, sqnorm, gram = prepared
-        if keep is not None:
-            X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
-            (compact,) = compact_columns(X)
-            rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
+    def _solve(self, cut, position):
+        """Solve the problems of one :class:`Cut`: the
+        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations (of the
+        start and the columns).  ``position``: see :meth:`_solve_problem`."""
+        X, labels, Y, bounds, rows, sqnorm, gram, keep, n_total = cut
         n = rows.n_rows
-        plan = working_set_plan(self, n, rows, len(y))
+        plan = working_set_plan(self, n, rows, n_total)
         first, total, before = position
         report, reported = None, [0]
         if self.callback is not None:
@@ -470,7 +518,7 @@ class DualSVC(_KernelClassifier):
                 for c in range(Y.shape[1]):
                     coef = Y[:, c] * state.a[:, c]
                     if keep is not None:  # one coefficient per training row
-                        full = np.zeros(len(y))
+                        full = np.zeros(n_total)
                         full[keep] = coef
                         coef = full
                     self.callback(Report(
@@ -479,9 +527,9 @@ class DualSVC(_KernelClassifier):
                         seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
-        dual, start, start_evals = self._first_point(X, y, keep, Y, bounds)
+        dual, start, start_evals = self._first_point(X, labels, Y, bounds)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
-                         None if gram is None else (gram, keep), dual)
+                         gram, dual)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
         if getattr(self, "_sigmoids", None) is not None:
@@ -530,16 +578,15 @@ class DualSVC(_KernelClassifier):
         # (C=inf: the hard margin; rows of weight 0 stay out, without inf * 0)
         return np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)
 
-    def _first_point(self, X, y, keep, Y, bounds):
-        """(the dual, the start, its kernel evaluations) of the problems ``Y`` on X's rows
-        ``keep`` (X and ``bounds`` already cut to them): SVC's dual, from zero or
+    def _first_point(self, X, labels, Y, bounds):
+        """(the dual, the start, its kernel evaluations) of the problems ``Y`` on the rows X
+        (of the labels ``labels``, and the bounds ``bounds``): SVC's dual, from zero or
         ``start_epochs``."""
         if self.start_epochs <= 0:
             return _ws.SVC_DUAL, None, 0
         if not math.isfinite(self.C):
             raise ValueError("start_epochs needs a finite C: kernel Pegasos' lambda = 1/(C n) "
                              "is 0 for C=inf (the hard margin)")
-        labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
         return _ws.SVC_DUAL, *self._start(X, labels, Y, bounds)
 
     def _scaled(self, result):
@@ -987,7 +1034,7 @@ class DualNuSVC(DualSVC):
         checked)."""
         return _NuSVCFold(**self.get_params(deep=False))
 
-    def _first_point(self, X, y, keep, Y, bounds):
+    def _first_point(self, X, labels, Y, bounds):
         """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
         the pair's weight."""
         a = nu_start(bounds, self.nu, Y[:, 0] > 0)

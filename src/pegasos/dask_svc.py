@@ -1,0 +1,710 @@
+"""SVC's model on a Dask cluster: :class:`DaskDualSVC`, the problems of a fit as tasks.
+
+A multi-class :class:`~pegasos.DualSVC` fit is a set of independent binary
+problems: one per pair of classes (one-vs-one, SVC's), or one per class
+(one-vs-rest).  Given a dask array, :class:`DaskDualSVC` solves each problem
+in a task on a ``dask.distributed`` worker, with the in-memory solver:
+
+- The rows stay on the workers.  Each chunk of X gives the rows of each class
+  (one small task per chunk and class), gathered into one block per class on
+  a worker; a pair's task takes its two classes' blocks (Dask moves a block to
+  the worker that lacks it, once while it is held there) and puts their rows
+  back in training order, so that the problem is the in-memory fit's, row for
+  row.  One-vs-rest problems and a binary problem take every row.
+- The driver holds the labels (and the sample weights): it builds each
+  problem's targets and bounds, as the in-memory fit does, and sends them with
+  the task.  It receives each problem's dual variables, intercept and
+  counts, and assembles SVC's model (support vectors gathered from the
+  workers, ``dual_coef_``, intercepts) with the in-memory fit's own code.
+- The largest problems start first (Dask's task priority), so that the
+  slowest does not start last.
+- Each task runs the engine on as many threads as its worker has
+  (``threads_per_worker``), BLAS at one.
+
+The in-memory fit's model, bit for bit, where the problems are the same:
+the pairs of a one-vs-one fit and a binary fit (with ``gamma`` given;
+``gamma="scale"`` is resolved from each chunk's moments, within rounding of
+NumPy's variance of the whole).  One-vs-rest problems, solved jointly in
+memory (shared working sets), are separate tasks here: each equals the
+in-memory binary fit of its class against the rest, bit for bit.
+
+A worker lost during a fit: Dask computes its tasks again elsewhere from
+their inputs (the solver is deterministic: the same model); rows that cannot
+be computed again (scattered from this process, and lost with the worker)
+and a task that kills its worker again and again (out of memory) end the fit
+with an error that says so.
+
+Dask is an optional dependency: ``pip install "pegasos[dask]"``.
+"""
+
+import contextlib
+import inspect
+import math
+import os
+import threading
+import time
+import uuid
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._base import check_two_classes, check_weighted_classes
+from ._probability import _has_probability
+from ._rows import as_rows, compact_columns, stack_rows
+from ._sklearn_private import HasMethods, Interval, _fit_context
+from ._solvers.gram import use_gram
+from ._solvers.report import Report
+from .dask_backend import _client, _is_dask, _row_chunks, _to_workers
+from .kernel import _kernel_args
+from .svc import Cut, DualSVC, _say
+
+__all__ = ["DaskDualSVC", "LostRowsError"]
+
+
+class _Spread(NamedTuple):
+    """What ``gamma="scale"`` reads of X: its shape and the variance of its values."""
+
+    shape: tuple
+    variance: float
+
+    def var(self, dtype=None):
+        return self.variance
+
+
+def _moments(block):
+    """(values, mean, sum of squared deviations) of one chunk's values (its implicit
+    zeros counted), in float64."""
+    count = block.shape[0] * block.shape[1]
+    if count == 0:
+        return 0, 0.0, 0.0
+    if sp.issparse(block):
+        mean = float(block.sum(dtype=np.float64)) / count
+        return count, mean, max(float(block.multiply(block).sum(dtype=np.float64))
+                                - count * mean * mean, 0.0)
+    values = np.asarray(block, dtype=np.float64)
+    mean = float(values.mean())
+    return count, mean, float(((values - mean) ** 2).sum())
+
+
+def _pooled_variance(moments):
+    """The variance of all values from the chunks' :func:`_moments` (Chan et al.'s
+    pairwise update)."""
+    n, mean, m2 = 0, 0.0, 0.0
+    for count, mean_b, m2_b in moments:
+        if count:
+            total = n + count
+            delta = mean_b - mean
+            mean += delta * count / total
+            m2 += m2_b + delta * delta * n * count / total
+            n = total
+    return m2 / n if n else 0.0
+
+
+# --- tasks that run on the workers (module level: picklable) ---------------
+
+
+def _checked_rows(block, dtype):
+    """One chunk of X, checked as the in-memory fit checks X (finite, sparse structure),
+    in ``dtype`` (float32 rows stay float32, as DualSVC keeps them)."""
+    from sklearn.utils import check_array
+
+    from ._rows import check_sparse_structure
+
+    check_sparse_structure(block)
+    return check_array(block, accept_sparse="csr", dtype=dtype, order="C",
+                       accept_large_sparse=True, ensure_min_samples=0, input_name="X")
+
+
+def _take(block, rows):
+    """The rows ``rows`` (local numbers) of one chunk."""
+    return block[rows]
+
+
+def _stack(*blocks):
+    """The blocks' rows, one after another (CSR if they are)."""
+    blocks = [b for b in blocks if b.shape[0]] or list(blocks[:1])
+    if len(blocks) == 1:
+        return blocks[0]
+    return stack_rows(blocks) if sp.issparse(blocks[0]) else np.concatenate(blocks)
+
+
+def _training_matrix(est, X):
+    """A small training set's squared norms and kernel matrix, as the in-memory fit
+    computes them (:meth:`~pegasos.kernel._KernelModel._prepare`)."""
+    rows, sqnorm, _, gram = est._rows_of(X, with_gram=True)
+    return sqnorm, gram
+
+
+class _Task(NamedTuple):
+    """What the driver sends with a problem: the targets, labels and bounds of its rows
+    (:class:`~pegasos.svc.Cut`'s), the rows' numbers in the training set (None: all),
+    the training set's size, the order that puts the blocks' rows back in training
+    order (None: they are), and the problem's number and count."""
+
+    labels: np.ndarray
+    Y: np.ndarray
+    bounds: np.ndarray
+    keep: object
+    n_total: int
+    order: object
+    problem: int
+    n_problems: int
+
+
+#: glibc's mallopt parameters, and the values :func:`_heap_kept` sets: glibc's own
+#: dynamic mmap threshold at its ceiling (32 MB on 64 bits), the trim threshold twice it.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_KEPT_MMAP, _KEPT_TRIM = 32 << 20, 64 << 20
+_HEAP = {"lock": threading.Lock(), "users": 0}
+
+
+@contextlib.contextmanager
+def _heap_kept():
+    """glibc's allocator keeping freed memory for the next allocation while a problem is
+    solved, where the process started with a fixed trim or mmap threshold.
+
+    Dask's nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (to hand
+    memory back to the system), which also turns off glibc's dynamic mmap threshold:
+    then every temporary of over 128 kB in the engine's tiles is a fresh mapping, its
+    pages faulted in anew.  Measured on 20,000 Fashion-MNIST rows (45 pairs, one
+    thread): 19.5 s under that setting, 16.5 s without it, 16.0 s with it and these
+    values.  The process's settings (its environment's) are put back when the last
+    problem running in it ends, and the freed memory returned (``malloc_trim``).
+    """
+    env = os.environ
+    fixed = "MALLOC_TRIM_THRESHOLD_" in env or "MALLOC_MMAP_THRESHOLD_" in env
+    libc = _glibc() if fixed else None
+    if libc is None:
+        yield
+        return
+    with _HEAP["lock"]:
+        _HEAP["users"] += 1
+        if _HEAP["users"] == 1:
+            libc.mallopt(_M_MMAP_THRESHOLD, _KEPT_MMAP)
+            libc.mallopt(_M_TRIM_THRESHOLD, _KEPT_TRIM)
+    try:
+        yield
+    finally:
+        with _HEAP["lock"]:
+            _HEAP["users"] -= 1
+            if _HEAP["users"] == 0:
+                libc.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
+                libc.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
+                libc.malloc_trim(0)
+
+
+def _env_bytes(name, default):
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def _glibc():
+    """glibc's C library (None on another one)."""
+    import ctypes
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
+def _in_order(blocks, order):
+    """The blocks' rows, one after another, then taken in ``order`` (None: as they are):
+    one copy of the dense rows (each block's rows written to their places)."""
+    if order is None:
+        return _stack(*blocks)
+    if sp.issparse(blocks[0]):
+        return _stack(*blocks)[order]
+    place = np.empty_like(order)
+    place[order] = np.arange(order.size)
+    out = np.empty((order.size, blocks[0].shape[1]), blocks[0].dtype)
+    at = 0
+    for block in blocks:
+        out[place[at:at + block.shape[0]]] = block
+        at += block.shape[0]
+    return out
+
+
+def _solve_task(est, task, blocks, gram):
+    """One problem on a worker: its rows from ``blocks`` (in training order), prepared
+    as in memory, solved by :meth:`~pegasos.DualSVC._solve_problem` on the worker's
+    threads.  ``gram``: the small training set's (squared norms, kernel matrix), or
+    None.  Returns (the result, its kernel evaluations, its probability sigmoid or
+    None, the worker's seconds, the bytes of its rows)."""
+    import copy
+
+    import numba
+    from distributed import get_worker
+
+    tic = time.perf_counter()
+    est = copy.copy(est)  # (the worker's tasks share the object: each its own sigmoids)
+    X = _in_order(blocks, task.order)
+    if gram is None:
+        rows, sqnorm, _, _ = est._rows_of(X, with_gram=False)
+        matrix = None
+    else:
+        (compact,) = compact_columns(X)
+        rows, matrix = as_rows(compact, X.dtype), (gram[1], task.keep)
+        sqnorm = gram[0] if task.keep is None else gram[0][task.keep]
+    cut = Cut(X, task.labels, task.Y, task.bounds, rows, sqnorm, matrix, task.keep,
+              task.n_total)
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(get_worker().state.nthreads,
+                                     numba.config.NUMBA_NUM_THREADS)))
+    try:
+        est._sigmoids = {} if est.probability else None
+        with _heap_kept():
+            result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0))
+    finally:
+        numba.set_num_threads(before)
+    sigmoid = None if est._sigmoids is None else est._sigmoids.get(task.problem)
+    nbytes = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) if sp.issparse(X) else X.nbytes
+    return result, cost, sigmoid, time.perf_counter() - tic, nbytes
+
+
+# --- the estimator ---------------------------------------------------------------
+
+
+def _with_dualsvc_parameters(cls):
+    """Put :class:`~pegasos.DualSVC`'s parameter entries in place of the marker."""
+    base = DualSVC.__doc__
+    head = "    Parameters\n    ----------\n"
+    entries = base[base.index(head) + len(head):base.index("\n    Attributes\n")]
+    cls.__doc__ = cls.__doc__.replace("    __DUALSVC_PARAMETERS__\n", entries.rstrip("\n") + "\n")
+    return cls
+
+
+class LostRowsError(RuntimeError):
+    """A distributed fit lost rows, or a task, that it cannot compute again.
+
+    Raised by :meth:`DaskDualSVC.fit` when a worker died with rows scattered
+    from the driver, or when a problem's task killed its worker each time it
+    ran (out of memory); never a model.
+
+    See Also
+    --------
+    DaskDualSVC : The estimator whose fit raises it.
+
+    Examples
+    --------
+    >>> from pegasos.dask_svc import LostRowsError
+    >>> issubclass(LostRowsError, RuntimeError)
+    True
+    """
+
+
+@_with_dualsvc_parameters
+class DaskDualSVC(DualSVC):
+    """:class:`~pegasos.DualSVC` across a Dask cluster: each problem of a fit a task.
+
+    With NumPy/SciPy input it is exactly :class:`~pegasos.DualSVC`.  With a
+    dask array ``X`` (row chunks, dense or CSR; all columns in one chunk) and
+    labels ``y`` (a dask array chunked like X's rows, or in memory), :meth:`fit`
+    runs on ``dask.distributed``: each pair of classes (or each class, with
+    ``multi_class="ovr"``; the one problem of two classes) is solved in a task
+    on a worker, next to its rows, the largest first; see the module
+    docstring.  The model is the in-memory fit's, saved and loaded as any
+    :class:`~pegasos.DualSVC`'s.  Callable and precomputed kernels, and
+    ``probability=True`` with ``multi_class="ovr"`` (whose sigmoids refit
+    folds of all rows), are not supported with dask input.
+
+    Parameters
+    ----------
+    __DUALSVC_PARAMETERS__
+    scheduler : str or distributed.Client, default=None
+        Where to run: a ``Client`` object, or the address of a running Dask
+        scheduler (``"tcp://host:8786"``).  None uses the active client (the
+        last ``Client`` created in this process) when there is one, and
+        otherwise starts a ``LocalCluster`` of ``n_workers`` processes of one
+        thread each for the fit and closes it afterwards.
+    n_workers : int, default=2
+        Workers of the local cluster (only when there is no client).
+
+    Attributes
+    ----------
+    As :class:`~pegasos.DualSVC`, plus, after a distributed fit,
+    ``n_partitions_`` (X's chunks), ``task_seconds_`` (each problem's time
+    on its worker, putting its rows together included) and ``task_bytes_``
+    (the bytes of each problem's rows: what its task reads, local or moved).
+
+    See Also
+    --------
+    DualSVC : The in-memory estimator it extends.
+    pegasos.dask_backend.DaskPegasosClassifier : Linear Pegasos on a Dask cluster.
+
+    Notes
+    -----
+    :meth:`predict`, :meth:`decision_function` and :meth:`predict_proba`
+    given a dask array return dask arrays, computed chunk by chunk where the
+    data lives.  The ``callback`` receives one report per problem, when its
+    task ends, with ``client`` set.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn.datasets import load_digits
+    >>> from pegasos.dask_svc import DaskDualSVC
+    >>> X, y = load_digits(return_X_y=True)
+    >>> Xd, yd = da.from_array(X / 16, chunks=(600, -1)), da.from_array(y, chunks=600)
+    >>> with LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, \\
+    ...         Client(cluster) as client:
+    ...     clf = DaskDualSVC(C=10).fit(Xd, yd)
+    ...     accuracy = float((clf.predict(Xd) == yd).mean().compute())
+    >>> accuracy
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        **DualSVC._parameter_constraints,
+        "scheduler": [str, HasMethods(["submit", "gather", "scatter"]), None],
+        "n_workers": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, C=1.0, *, scheduler=None, n_workers=2, **params):
+        super().__init__(C, **params)
+        self.scheduler = scheduler
+        self.n_workers = n_workers
+
+    # scikit-learn reads the parameters from the signature: DualSVC's and these two
+    __init__.__signature__ = inspect.signature(DualSVC.__init__).replace(parameters=[
+        *inspect.signature(DualSVC.__init__).parameters.values(),
+        *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+          for name, default in (("scheduler", None), ("n_workers", 2))),
+    ])
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit on in-memory data (as DualSVC), or on a dask array, problem by problem.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training rows; a dask array in row chunks (all columns in one),
+            dense or of CSR chunks, float64 or float32.
+        y : array-like or dask array of shape (n_samples,)
+            Labels; a dask array chunked like X's rows, or in memory.
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Per-sample weights (rescale C per sample, as in SVC).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if not (_is_dask(X) or _is_dask(y) or _is_dask(sample_weight)):
+            for name in ("n_partitions_", "task_seconds_", "task_bytes_"):
+                self.__dict__.pop(name, None)
+            return super().fit(X, y, sample_weight)
+        self._refuse_unsupported(X)
+        X = _row_chunks(X)
+        with _client(self.scheduler, self.n_workers) as client:
+            return self._fit_distributed(client, X, y, sample_weight)
+
+    def _refuse_unsupported(self, X):
+        if not _is_dask(X):
+            raise ValueError(f"With dask input, X must be a dask array (got {type(X).__name__}).")
+        if any(math.isnan(c) for c in X.chunks[0]):
+            raise ValueError("X has unknown chunk sizes (as after a dask dataframe conversion); "
+                             "call X.compute_chunk_sizes() first.")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D; got {X.ndim}-D.")
+        if callable(self.kernel) or self.kernel == "precomputed":
+            raise ValueError(f"kernel={self.kernel!r} is not supported with dask input: the "
+                             "workers compute the kernel from the rows (use in-memory data).")
+        if self.probability and self.multi_class != "ovo":
+            raise ValueError("probability=True with multi_class='ovr' refits 5 folds of all "
+                             "the rows (Platt's); with dask input use multi_class='ovo' "
+                             "(LIBSVM's probabilities, fitted with each problem on its "
+                             "worker), or in-memory data.")
+
+    def _fit_distributed(self, client, X, y, sample_weight):
+        """The fit on the workers: labels and weights to the driver, the rows checked
+        on the workers, the problems' tasks, the model assembled here."""
+        self.__dict__.pop("tie_order_", None)
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+        parts = _to_workers(client, X.map_blocks(_checked_rows, dtype, dtype=dtype,
+                                                 meta=X._meta.astype(dtype)))
+        y = self._labels(client, y, X)
+        n, d = X.shape
+        if sample_weight is not None and _is_dask(sample_weight):
+            sample_weight = client.compute(sample_weight).result()
+        classes = np.unique(y)
+        check_two_classes(classes)
+        self._check_memory(n, len(classes))
+        self.classes_ = classes
+        self.n_features_in_ = d
+        spread = _Spread((n, d), 1.0)
+        if self.gamma == "scale":
+            moments = client.gather([client.submit(_moments, p, pure=False) for p in parts])
+            spread = _Spread((n, d), _pooled_variance(moments))
+        self.gamma_ = _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, spread).gamma
+        training = _TrainingRows(client, parts, np.asarray(X.chunks[0], np.int64), (n, d), dtype)
+        bounds = self._bounds(np.empty((n, 0)), y, sample_weight)
+        check_weighted_classes(y, bounds)
+        problems = self._split(y)
+        if problems[0][1].shape[1] > 1:  # one-vs-rest: each class a task of its own
+            problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
+        self._keep_sigmoids(len(problems))
+        solved, evals = self._run_tasks(client, training, y, bounds, problems)
+        self.n_partitions_ = len(parts)
+        return self._finish(training, y, sample_weight, bounds, problems, solved, evals)
+
+    def _labels(self, client, y, X):
+        """The labels on the driver, checked against X's rows."""
+        if _is_dask(y):
+            if y.ndim != 1 or any(math.isnan(c) for c in y.chunks[0]):
+                raise ValueError("y must be a 1-D dask array of known chunk sizes (call "
+                                 "y.compute_chunk_sizes() first).")
+            y = client.compute(y).result()
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != X.shape[0]:
+            raise ValueError(f"y must be 1-D with one label per row of X; got shape "
+                             f"{list(y.shape)} for {X.shape[0]} rows.")
+        check_classification_targets(y)
+        return y
+
+    def _worker_copy(self):
+        """The in-memory estimator the tasks run: these parameters, no callback (the
+        driver reports), ``gamma_`` and the probability folds' seed."""
+        params = self.get_params(deep=False)
+        for name in ("scheduler", "n_workers", "callback", "verbose"):
+            params.pop(name)
+        est = DualSVC(**params)
+        est.gamma_ = self.gamma_
+        est._fold_seed = getattr(self, "_fold_seed", 0)
+        return est
+
+    def _run_tasks(self, client, training, y, bounds, problems):
+        """Every problem's task, the largest first; (results in problem order, kernel
+        evaluations)."""
+        from distributed import as_completed
+
+        n = len(y)
+        small = use_gram(n)
+        blocks, orders = training.problem_blocks(y, problems)
+        gram = client.submit(_training_matrix, self._worker_copy(), training.all_rows(),
+                             pure=False) if small else None
+        est, tag = client.scatter(self._worker_copy(), broadcast=True), uuid.uuid4().hex[:8]
+        futures = {}
+        for p, (keep, Y) in enumerate(problems):
+            labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
+            task = _Task(labels, Y, bounds if keep is None else bounds[keep], keep, n,
+                         orders[p], p, len(problems))
+            future = client.submit(_solve_task, est, task, blocks[p], gram, pure=False,
+                                   key=f"dualsvc-problem-{p}-{tag}", priority=len(Y))
+            futures[future] = p
+        solved, seconds = [None] * len(problems), np.zeros(len(problems))
+        nbytes = np.zeros(len(problems), np.int64)
+        evals = n * n if small else n
+        tic = time.perf_counter()
+        try:
+            for future in as_completed(futures):
+                p = futures[future]
+                result, cost, sigmoid, seconds[p], nbytes[p] = _result(future, problems, p,
+                                                                       self.classes_)
+                solved[p] = result
+                evals += cost
+                if getattr(self, "_sigmoids", None) is not None:
+                    self._sigmoids[p] = sigmoid
+                if self.verbose:
+                    _say(self, p, len(problems), result)
+                if self.callback is not None:
+                    self._report(client, problems, p, result, time.perf_counter() - tic, n)
+        finally:  # (an error: the other problems' tasks stop too)
+            client.cancel(list(futures))
+        self.task_seconds_, self.task_bytes_ = seconds, nbytes
+        return solved, evals
+
+    def _report(self, client, problems, p, result, seconds, n):
+        keep, Y = problems[p]
+        coef = Y[:, 0] * result.state.a[:, 0]
+        if keep is not None:
+            full = np.zeros(n)
+            full[keep] = coef
+            coef = full
+        self.callback(Report(
+            problem=p, n_problems=len(problems), t=int(result.n_iter),
+            iterations=int(result.n_iter), iterations_total=max(int(self.max_iter), 0),
+            seconds=seconds, coef=coef, intercept=float(result.intercept[0]),
+            kernel_evals=int(result.columns) * len(Y), client=client))
+
+    # -- prediction on dask arrays ---------------------------------------------------
+
+    def _local(self):
+        """A :class:`~pegasos.DualSVC` holding this model (what each chunk's task runs)."""
+        params = self.get_params(deep=False)
+        for name in ("scheduler", "n_workers", "callback"):
+            params.pop(name)
+        local = DualSVC(**params)
+        for key, value in vars(self).items():
+            if key.endswith("_") and not key.startswith("__"):
+                setattr(local, key, value)
+        return local
+
+    def _chunked(self, method, X, columns):
+        """``method`` of the model on each chunk of the dask array X (columns per row:
+        None for one value a row)."""
+        X = _row_chunks(X)
+        local = getattr(self._local(), method)
+        dtype = self.classes_.dtype if method == "predict" else np.float64
+        if columns is None:
+            return X.map_blocks(local, dtype=dtype, drop_axis=1)
+        return X.map_blocks(local, dtype=dtype, chunks=(X.chunks[0], (columns,)))
+
+    def decision_function(self, X):
+        """Signed distances, as DualSVC's; a dask array, chunk by chunk, for a dask X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The rows to score.
+
+        Returns
+        -------
+        ndarray or dask array
+            As :meth:`DualSVC.decision_function`.
+        """
+        if not _is_dask(X):
+            return super().decision_function(X)
+        k = len(self.classes_)
+        if k == 2:
+            return self._chunked("decision_function", X, None)
+        pairs = self._one_vs_one and self.decision_function_shape == "ovo"
+        return self._chunked("decision_function", X, k * (k - 1) // 2 if pairs else k)
+
+    def predict(self, X):
+        """Class labels; a dask array, chunk by chunk, for a dask array X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        if not _is_dask(X):
+            return super().predict(X)
+        return self._chunked("predict", X, None)
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities; a dask array, chunk by chunk, for a dask array X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The rows to score (with ``probability=True``).
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples, n_classes)
+            As :meth:`DualSVC.predict_proba`.
+        """
+        if not _is_dask(X):
+            return super().predict_proba(X)
+        return self._chunked("predict_proba", X, len(self.classes_))
+
+
+def _result(future, problems, p, classes):
+    """A problem's task's output, or a :class:`LostRowsError` naming it."""
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise LostRowsError(
+            f"problem {p + 1} of {len(problems)} ({_name(problems, p, classes)}) killed its "
+            f"Dask worker each time it ran ({exc}): a worker that runs out of memory is "
+            "killed by its nanny. Give the workers more memory (memory_limit), or fewer "
+            "threads per worker.") from exc
+    except FutureCancelledError as exc:
+        raise LostRowsError(
+            f"problem {p + 1} of {len(problems)} ({_name(problems, p, classes)}) lost its "
+            f"rows with a Dask worker ({exc}); rows scattered from this process (a dask "
+            "array of an in-memory array) cannot be computed again: fit again, or build X "
+            "from a source the workers can read again (files, dask.array functions).") from exc
+
+
+def _name(problems, p, classes):
+    if len(problems) == 1:
+        return "the binary problem"
+    if problems[p][0] is None:
+        return f"class {classes[p].item()!r} against the rest"
+    k = len(classes)
+    i, j = [(i, j) for i in range(k) for j in range(i + 1, k)][p]
+    return f"classes {classes[i].item()!r} and {classes[j].item()!r}"
+
+
+class _TrainingRows:
+    """The training rows on the workers, as the driver sees them: their shape, the rows
+    of a set of indices gathered here (support vectors), and each problem's blocks."""
+
+    def __init__(self, client, parts, sizes, shape, dtype):
+        self.client, self.parts, self.sizes = client, parts, sizes
+        self.shape, self.dtype = shape, dtype
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)])
+        self._all = None
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, rows):
+        """The rows ``rows`` (training numbers), gathered to the driver."""
+        rows = np.asarray(rows, dtype=np.int64)
+        order = np.argsort(rows, kind="stable")
+        ordered, futures = rows[order], []
+        for p, part in enumerate(self.parts):
+            lo, hi = np.searchsorted(ordered, self.offsets[p:p + 2])
+            futures.append(self.client.submit(_take, part, ordered[lo:hi] - self.offsets[p],
+                                              pure=False))
+        out = _stack(*self.client.gather(futures))
+        return out[np.argsort(order, kind="stable")]
+
+    def all_rows(self):
+        """A future of every row, in one block on a worker."""
+        if self._all is None:
+            self._all = self.client.submit(_stack, *self.parts, pure=False)
+        return self._all
+
+    def problem_blocks(self, y, problems):
+        """Each problem's blocks (futures) and the order that puts their rows in training
+        order (None when they are): one block per class for the pairs of classes, all
+        rows for the others."""
+        labels = np.searchsorted(np.unique(y), y)
+        blocks, orders, by_class = [], [], {}
+        for keep, Y in problems:
+            if keep is None:
+                blocks.append([self.all_rows()])
+                orders.append(None)
+                continue
+            pair = np.unique(labels[keep])
+            for c in pair:
+                if c not in by_class:
+                    by_class[c] = self._class_block(labels, c)
+            ends = [np.flatnonzero(labels == c) for c in pair]
+            blocks.append([by_class[c] for c in pair])
+            orders.append(np.argsort(np.concatenate(ends), kind="stable"))
+        return blocks, orders
+
+    def _class_block(self, labels, c):
+        """A future of class ``c``'s rows, in training order, in one block."""
+        takes = []
+        for p, part in enumerate(self.parts):
+            local = np.flatnonzero(labels[self.offsets[p]:self.offsets[p + 1]] == c)
+            if local.size:
+                takes.append(self.client.submit(_take, part, local, pure=False))
+        return self.client.submit(_stack, *takes, pure=False)
