@@ -14,6 +14,7 @@ from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 
 from pegasos import DualSVC, load_model, save_model  # noqa: E402
+from pegasos._solvers.gram import engine_only  # noqa: E402
 from pegasos.dask_svc import DaskDualSVC, LostRowsError, _moments, _pooled_variance  # noqa: E402
 
 
@@ -103,11 +104,12 @@ def test_one_vs_rest_problems_are_each_class_binary_fit(cluster, digits):
     assert np.mean(dist.predict(X) == memory.predict(X)) > 0.99
 
 
-def test_binary_problem_and_gamma_scale(cluster, digits):
+def test_binary_problem_as_one_task_and_gamma_scale(cluster, digits):
     X, y = digits
     y = y % 2
     memory = DualSVC(C=2).fit(X, y)
-    dist = DaskDualSVC(C=2, scheduler=cluster.scheduler_address).fit(*_chunked(X, y, 500))
+    dist = DaskDualSVC(C=2, distribute="problems", scheduler=cluster.scheduler_address).fit(
+        *_chunked(X, y, 500))
     assert dist.gamma_ == pytest.approx(memory.gamma_, rel=1e-14)
     fixed = DualSVC(C=2, gamma=dist.gamma_).fit(X, y)
     _assert_same_model(fixed, dist)
@@ -116,6 +118,40 @@ def test_binary_problem_and_gamma_scale(cluster, digits):
     # (chunk by chunk: the products in other tiles, within rounding)
     np.testing.assert_allclose(scores.compute(), fixed.decision_function(X), rtol=1e-12,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr-float32-weights", "ovr"])
+def test_rows_across_workers_are_the_in_memory_fit(cluster, digits, kind):
+    X, y = digits
+    params, w = dict(C=3.0, gamma=0.03, working_set_size=128), None
+    if kind == "dense":
+        y = (y > 4).astype(int)
+    elif kind == "csr-float32-weights":
+        X, y = sp.csr_matrix(X, dtype=np.float32), (y > 4).astype(int)
+        w = np.random.default_rng(1).uniform(0.0, 2.0, len(y))
+    else:
+        params["multi_class"] = "ovr"
+    with engine_only():  # (the kernel columns from the engine, as the workers compute them)
+        memory = DualSVC(**params).fit(X, y, sample_weight=w)
+    Xd = da.from_array(X, chunks=(300, -1), asarray=False)
+    dist = DaskDualSVC(distribute="rows", scheduler=cluster.scheduler_address, **params).fit(
+        Xd, da.from_array(y, chunks=300), sample_weight=w)
+    assert dist.distribute_ == "rows" and dist.across_["holders"] == 2
+    assert sum(dist.across_["rows"]) == len(y) and dist.across_["n_iter"] == memory.n_iter_[0]
+    _assert_same_model(memory, dist)
+
+
+def test_distribute_auto_and_its_refusals(cluster, digits):
+    X, y = digits
+    at = dict(scheduler=cluster.scheduler_address)
+    binary = DaskDualSVC(C=1, gamma=0.05, **at).fit(*_chunked(X, y % 2, 600))
+    assert binary.distribute_ == "rows"
+    with pytest.raises(ValueError, match="distribute='rows' spreads the rows of problems on"):
+        DaskDualSVC(distribute="rows", **at).fit(*_chunked(X, y, 600))
+    with pytest.raises(ValueError, match="probability=True is not supported with distribute"):
+        DaskDualSVC(distribute="rows", probability=True, **at).fit(*_chunked(X, y % 2, 600))
+    with pytest.raises(ValueError, match="start_epochs > 0 is not supported with distribute"):
+        DaskDualSVC(distribute="rows", start_epochs=1.0, **at).fit(*_chunked(X, y % 2, 600))
 
 
 def test_pooled_variance_is_numpys():
@@ -213,6 +249,40 @@ def test_a_task_that_kills_its_worker_every_time_is_an_error(digits):
         client.register_plugin(_KillOnProblem())
         with pytest.raises(LostRowsError, match="killed its Dask worker each time it ran"):
             DaskDualSVC(C=10, scheduler=client).fit(*_chunked(X, y, 500))
+
+
+class _KillOnCall(WorkerPlugin):
+    """Kill the worker process at its first task after ``setup`` (once: a file marks it)."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+    def setup(self, worker):
+        import threading
+
+        def later():
+            import time
+
+            time.sleep(1.0)
+            if not os.path.exists(self.flag):
+                open(self.flag, "w").close()
+                os._exit(1)
+
+        threading.Thread(target=later, daemon=True).start()
+
+
+@pytest.mark.slow
+def test_a_worker_lost_with_rows_across_workers_is_an_error(tmp_path):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20_000, 30)), rng.integers(0, 2, 20_000)
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        Xd, yd = client.persist(_chunked(X, y, 2_500))
+        DaskDualSVC(C=1, scheduler=client).fit(Xd[:3000], yd[:3000])  # (compiled, warm)
+        client.register_plugin(_KillOnCall(str(tmp_path / "killed")))  # in 1 s, one worker
+        with pytest.raises(LostRowsError, match="holding rows of the problem was lost"):
+            DaskDualSVC(C=100, gamma=1.0, tol=1e-6, scheduler=client).fit(Xd, yd)
+    assert os.path.exists(tmp_path / "killed")
 
 
 @pytest.mark.slow

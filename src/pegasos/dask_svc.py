@@ -1,16 +1,20 @@
-"""SVC's model on a Dask cluster: :class:`DaskDualSVC`, the problems of a fit as tasks.
+"""SVC's model on a Dask cluster: :class:`DaskDualSVC`.
 
-A multi-class :class:`~pegasos.DualSVC` fit is a set of independent binary
-problems: one per pair of classes (one-vs-one, SVC's), or one per class
-(one-vs-rest).  Given a dask array, :class:`DaskDualSVC` solves each problem
-in a task on a ``dask.distributed`` worker, with the in-memory solver:
+A :class:`~pegasos.DualSVC` fit is a set of binary problems: one per pair of
+classes (one-vs-one, SVC's), or one per class (one-vs-rest), or the one
+problem of two classes.  Given a dask array, :class:`DaskDualSVC` spreads
+them over ``dask.distributed`` workers in one of two ways (``distribute``):
+
+**Problems as tasks** (``"problems"``; the default for more than two
+classes): each problem is solved in a task on a worker, by the in-memory
+solver.
 
 - The rows stay on the workers.  Each chunk of X gives the rows of each class
   (one small task per chunk and class), gathered into one block per class on
   a worker; a pair's task takes its two classes' blocks (Dask moves a block to
   the worker that lacks it, once while it is held there) and puts their rows
   back in training order, so that the problem is the in-memory fit's, row for
-  row.  One-vs-rest problems and a binary problem take every row.
+  row.  One-vs-rest problems take every row.
 - The driver holds the labels (and the sample weights): it builds each
   problem's targets and bounds, as the in-memory fit does, and sends them with
   the task.  It receives each problem's dual variables, intercept and
@@ -21,23 +25,38 @@ in a task on a ``dask.distributed`` worker, with the in-memory solver:
 - Each task runs the engine on as many threads as its worker has
   (``threads_per_worker``), BLAS at one.
 
-The in-memory fit's model, bit for bit, where the problems are the same:
-the pairs of a one-vs-one fit and a binary fit (with ``gamma`` given;
-``gamma="scale"`` is resolved from each chunk's moments, within rounding of
-NumPy's variance of the whole).  One-vs-rest problems, solved jointly in
-memory (shared working sets), are separate tasks here: each equals the
-in-memory binary fit of its class against the rest, bit for bit.
+**Rows across workers** (``"rows"``; the default for two classes, and
+possible for ``multi_class="ovr"``): one problem on all rows, its rows, dual
+variables, gradients and kernel columns split between the workers (one
+actor each, holding consecutive chunks), the selection and the q x q
+subproblem on the driver (:mod:`pegasos._solvers.across`): per iteration the
+workers propose their most violating rows, the driver merges them by the
+in-memory rule, gathers the new rows of the working set (q/2 rows of d
+values) and sends them to every worker, which computes their kernel columns
+for its rows and returns its rows of the working set's block; the driver
+solves the subproblem and sends its step, and each worker updates its
+gradients.  A problem larger than one worker's memory fits in theirs.
 
-A worker lost during a fit: Dask computes its tasks again elsewhere from
-their inputs (the solver is deterministic: the same model); rows that cannot
-be computed again (scattered from this process, and lost with the worker)
-and a task that kills its worker again and again (out of memory) end the fit
-with an error that says so.
+Either way the model is the in-memory fit's, bit for bit, where the problems
+are the same (with ``gamma`` given: ``gamma="scale"`` is resolved from each
+chunk's moments, within rounding of NumPy's variance of the whole): the pairs
+of a one-vs-one fit, and a problem on all rows across workers (the same
+iterates).  One-vs-rest problems as tasks, solved jointly in memory (shared
+working sets), each equal the in-memory binary fit of their class against
+the rest.
+
+A worker lost during a fit: Dask computes the tasks of problems again
+elsewhere from their inputs (the solver is deterministic: the same model);
+rows that cannot be computed again (scattered from this process, and lost
+with the worker), a task that kills its worker again and again (out of
+memory), and a worker lost with rows of a problem across workers end the
+fit with a :class:`LostRowsError` that says so.
 
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
 import contextlib
+import functools
 import inspect
 import math
 import os
@@ -54,8 +73,8 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import check_two_classes, check_weighted_classes
 from ._probability import _has_probability
-from ._rows import as_rows, compact_columns, stack_rows
-from ._sklearn_private import HasMethods, Interval, _fit_context
+from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
+from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from .dask_backend import _client, _is_dask, _row_chunks, _to_workers
@@ -173,28 +192,43 @@ def _heap_kept():
     pages faulted in anew.  Measured on 20,000 Fashion-MNIST rows (45 pairs, one
     thread): 19.5 s under that setting, 16.5 s without it, 16.0 s with it and these
     values.  The process's settings (its environment's) are put back when the last
-    problem running in it ends, and the freed memory returned (``malloc_trim``).
+    holder in it lets go (:func:`_heap_release`), and the freed memory returned
+    (``malloc_trim``).
     """
-    env = os.environ
-    fixed = "MALLOC_TRIM_THRESHOLD_" in env or "MALLOC_MMAP_THRESHOLD_" in env
-    libc = _glibc() if fixed else None
-    if libc is None:
+    held = _heap_hold()
+    try:
         yield
-        return
+    finally:
+        if held:
+            _heap_release()
+
+
+def _heap_hold():
+    """:func:`_heap_kept`'s start; whether it holds (a glibc process with a fixed
+    threshold)."""
+    env = os.environ
+    if not ("MALLOC_TRIM_THRESHOLD_" in env or "MALLOC_MMAP_THRESHOLD_" in env):
+        return False
+    libc = _glibc()
+    if libc is None:
+        return False
     with _HEAP["lock"]:
         _HEAP["users"] += 1
         if _HEAP["users"] == 1:
             libc.mallopt(_M_MMAP_THRESHOLD, _KEPT_MMAP)
             libc.mallopt(_M_TRIM_THRESHOLD, _KEPT_TRIM)
-    try:
-        yield
-    finally:
-        with _HEAP["lock"]:
-            _HEAP["users"] -= 1
-            if _HEAP["users"] == 0:
-                libc.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
-                libc.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
-                libc.malloc_trim(0)
+    return True
+
+
+def _heap_release():
+    """:func:`_heap_kept`'s end, for a holder that :func:`_heap_hold` held."""
+    libc = _glibc()
+    with _HEAP["lock"]:
+        _HEAP["users"] -= 1
+        if _HEAP["users"] == 0:
+            libc.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
+            libc.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
+            libc.malloc_trim(0)
 
 
 def _env_bytes(name, default):
@@ -204,6 +238,7 @@ def _env_bytes(name, default):
         return default
 
 
+@functools.cache
 def _glibc():
     """glibc's C library (None on another one)."""
     import ctypes
@@ -271,6 +306,76 @@ def _solve_task(est, task, blocks, gram):
     return result, cost, sigmoid, time.perf_counter() - tic, nbytes
 
 
+class _Holder:
+    """A worker's rows of one problem solved across workers (``distribute="rows"``): a
+    Dask actor around :class:`~pegasos._solvers.across.Partition`, whose calls run on the
+    worker's threads with its heap kept (:func:`_heap_kept`), their time counted."""
+
+    def __init__(self, chunks, rows, Y, C, kern, slots, used, threads):
+        from ._solvers.across import Partition
+
+        X = _stack(*chunks)
+        if used is not None:  # (wide CSR rows: the training set's used columns, as in memory)
+            X = sp.csr_matrix((X.data, np.searchsorted(used, X.indices).astype(X.indices.dtype),
+                               X.indptr), shape=(X.shape[0], max(used.size, 1)))
+        self.part = Partition(X, rows, Y, C, kern, slots)
+        self.threads, self.busy = threads, 0.0
+        self.held = _heap_hold()
+
+    def _run(self, name, *args):
+        import numba
+
+        tic = time.perf_counter()
+        before = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
+        try:
+            return getattr(self.part, name)(*args)
+        finally:
+            numba.set_num_threads(before)
+            self.busy += time.perf_counter() - tic
+
+    def step(self, *args):
+        return self._run("step", *args)
+
+    def vectors(self, *args):
+        return self._run("vectors", *args)
+
+    def fill(self, *args):
+        return self._run("fill", *args)
+
+    def gradients(self, *args):
+        return self._run("gradients", *args)
+
+    def close(self):
+        """Let go of the heap; the seconds this holder's calls took."""
+        if self.held:
+            _heap_release()
+            self.held = False
+        return self.busy
+
+
+def _used_columns(block):
+    return np.unique(block.indices[:block.indptr[-1]]) if sp.issparse(block) else None
+
+
+class _Counted:
+    """Calls to a holder, the bytes of their arguments counted (``stats``)."""
+
+    def __init__(self, actor, stats):
+        self.actor, self.stats = actor, stats
+
+    def __getattr__(self, name):
+        from dask.sizeof import sizeof
+
+        method = getattr(self.actor, name)
+
+        def call(*args):
+            self.stats["bytes_sent"] += sizeof(args)
+            return method(*args)
+
+        return call
+
+
 # --- the estimator ---------------------------------------------------------------
 
 
@@ -304,22 +409,30 @@ class LostRowsError(RuntimeError):
 
 @_with_dualsvc_parameters
 class DaskDualSVC(DualSVC):
-    """:class:`~pegasos.DualSVC` across a Dask cluster: each problem of a fit a task.
+    """:class:`~pegasos.DualSVC` across a Dask cluster: its problems as tasks, or rows.
 
     With NumPy/SciPy input it is exactly :class:`~pegasos.DualSVC`.  With a
     dask array ``X`` (row chunks, dense or CSR; all columns in one chunk) and
     labels ``y`` (a dask array chunked like X's rows, or in memory), :meth:`fit`
     runs on ``dask.distributed``: each pair of classes (or each class, with
-    ``multi_class="ovr"``; the one problem of two classes) is solved in a task
-    on a worker, next to its rows, the largest first; see the module
-    docstring.  The model is the in-memory fit's, saved and loaded as any
-    :class:`~pegasos.DualSVC`'s.  Callable and precomputed kernels, and
-    ``probability=True`` with ``multi_class="ovr"`` (whose sigmoids refit
-    folds of all rows), are not supported with dask input.
+    ``multi_class="ovr"``) is solved in a task on a worker, next to its rows,
+    the largest first; the problem of two classes has its rows spread over the
+    workers; see the module docstring.  The model is the in-memory fit's,
+    saved and loaded as any :class:`~pegasos.DualSVC`'s.  Callable and
+    precomputed kernels, and ``probability=True`` with ``multi_class="ovr"``
+    (whose sigmoids refit folds of all rows), are not supported with dask
+    input.
 
     Parameters
     ----------
     __DUALSVC_PARAMETERS__
+    distribute : {"auto", "problems", "rows"}, default="auto"
+        How a fit on a dask array is spread: ``"problems"``, each problem a
+        task; ``"rows"``, one problem on all rows (two classes, or
+        ``multi_class="ovr"``'s problems together) with its rows, dual
+        variables and kernel columns split between the workers (without
+        ``probability``, ``start_epochs`` or an infinite C); ``"auto"``, rows
+        for two classes, else problems.
     scheduler : str or distributed.Client, default=None
         Where to run: a ``Client`` object, or the address of a running Dask
         scheduler (``"tcp://host:8786"``).  None uses the active client (the
@@ -332,9 +445,13 @@ class DaskDualSVC(DualSVC):
     Attributes
     ----------
     As :class:`~pegasos.DualSVC`, plus, after a distributed fit,
-    ``n_partitions_`` (X's chunks), ``task_seconds_`` (each problem's time
-    on its worker, putting its rows together included) and ``task_bytes_``
-    (the bytes of each problem's rows: what its task reads, local or moved).
+    ``n_partitions_`` (X's chunks) and ``distribute_`` (how it was spread);
+    with problems as tasks ``task_seconds_`` (each problem's time on its
+    worker, putting its rows together included) and ``task_bytes_`` (the
+    bytes of each problem's rows: what its task reads, local or moved); with
+    rows across workers ``across_``, a dict: the workers' rows, the
+    iterations, the bytes the driver sent and received, its seconds waiting
+    for the workers and each worker's seconds computing.
 
     See Also
     --------
@@ -366,20 +483,23 @@ class DaskDualSVC(DualSVC):
 
     _parameter_constraints: dict = {
         **DualSVC._parameter_constraints,
+        "distribute": [StrOptions({"auto", "problems", "rows"})],
         "scheduler": [str, HasMethods(["submit", "gather", "scatter"]), None],
         "n_workers": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, C=1.0, *, scheduler=None, n_workers=2, **params):
+    def __init__(self, C=1.0, *, distribute="auto", scheduler=None, n_workers=2, **params):
         super().__init__(C, **params)
+        self.distribute = distribute
         self.scheduler = scheduler
         self.n_workers = n_workers
 
-    # scikit-learn reads the parameters from the signature: DualSVC's and these two
+    # scikit-learn reads the parameters from the signature: DualSVC's and these three
     __init__.__signature__ = inspect.signature(DualSVC.__init__).replace(parameters=[
         *inspect.signature(DualSVC.__init__).parameters.values(),
         *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-          for name, default in (("scheduler", None), ("n_workers", 2))),
+          for name, default in (("distribute", "auto"), ("scheduler", None),
+                                ("n_workers", 2))),
     ])
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -402,7 +522,8 @@ class DaskDualSVC(DualSVC):
             The fitted estimator.
         """
         if not (_is_dask(X) or _is_dask(y) or _is_dask(sample_weight)):
-            for name in ("n_partitions_", "task_seconds_", "task_bytes_"):
+            for name in ("n_partitions_", "task_seconds_", "task_bytes_", "distribute_",
+                         "across_"):
                 self.__dict__.pop(name, None)
             return super().fit(X, y, sample_weight)
         self._refuse_unsupported(X)
@@ -448,14 +569,19 @@ class DaskDualSVC(DualSVC):
             moments = client.gather([client.submit(_moments, p, pure=False) for p in parts])
             spread = _Spread((n, d), _pooled_variance(moments))
         self.gamma_ = _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, spread).gamma
-        training = _TrainingRows(client, parts, np.asarray(X.chunks[0], np.int64), (n, d), dtype)
+        training = _TrainingRows(client, parts, np.asarray(X.chunks[0], np.int64), (n, d), dtype,
+                                 X._meta)
         bounds = self._bounds(np.empty((n, 0)), y, sample_weight)
         check_weighted_classes(y, bounds)
         problems = self._split(y)
-        if problems[0][1].shape[1] > 1:  # one-vs-rest: each class a task of its own
-            problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
-        self._keep_sigmoids(len(problems))
-        solved, evals = self._run_tasks(client, training, y, bounds, problems)
+        self.distribute_ = self._mode(problems)
+        if self.distribute_ == "rows":
+            solved, evals = self._run_across(client, training, y, bounds, problems)
+        else:
+            if problems[0][1].shape[1] > 1:  # one-vs-rest: each class a task of its own
+                problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
+            self._keep_sigmoids(len(problems))
+            solved, evals = self._run_tasks(client, training, y, bounds, problems)
         self.n_partitions_ = len(parts)
         return self._finish(training, y, sample_weight, bounds, problems, solved, evals)
 
@@ -473,11 +599,91 @@ class DaskDualSVC(DualSVC):
         check_classification_targets(y)
         return y
 
+    def _mode(self, problems):
+        """"problems" or "rows" (``distribute``'s "auto": rows for one problem on all rows,
+        the binary one), checked."""
+        on_all_rows = problems[0][0] is None
+        if self.distribute == "auto":
+            return "rows" if on_all_rows and problems[0][1].shape[1] == 1 else "problems"
+        if self.distribute == "rows":
+            if not on_all_rows:
+                raise ValueError(
+                    "distribute='rows' spreads the rows of problems on all rows: two classes, "
+                    "or multi_class='ovr'; one-vs-one pairs are distributed as tasks "
+                    "(distribute='problems' or 'auto').")
+            for name, used in (("probability=True", self.probability),
+                               ("start_epochs > 0", self.start_epochs > 0),
+                               ("C=inf", not math.isfinite(self.C))):
+                if used:
+                    raise ValueError(f"{name} is not supported with distribute='rows' (its "
+                                     "rows spread over the workers); use "
+                                     "distribute='problems' or in-memory data.")
+        return self.distribute
+
+    def _run_across(self, client, training, y, bounds, problems):
+        """The one problem on all rows, its rows spread over the workers
+        (:func:`~pegasos._solvers.across.run_across`): ([its result], kernel
+        evaluations)."""
+        from ._solvers.across import plan_rows, run_across
+        from .svc import working_set_plan
+
+        ((_, Y),) = problems
+        n = len(y)
+        plan = working_set_plan(self, n, plan_rows(n), n)
+        slots = min(n, plan.q + min(plan.new, plan.q) + plan.cache_rows)
+        info = client.scheduler_info()["workers"]
+        used = None
+        if sp.issparse(training.meta) and 8 * training.shape[1] > COMPACT_ROW_BYTES:
+            found = client.gather([client.submit(_used_columns, p, pure=False)
+                                   for p in training.parts])
+            used = np.unique(np.concatenate(found))
+        stats = {"bytes_sent": 0, "bytes_received": 0, "waiting_seconds": 0.0}
+        holders, owned = [], []
+        for worker, chunks in training.groups(client, len(info)):
+            rows = np.concatenate([np.arange(training.offsets[i], training.offsets[i + 1])
+                                   for i in chunks])
+            actor = client.submit(_Holder, [training.parts[i] for i in chunks], rows, Y[rows],
+                                  bounds[rows], self._kargs, slots, used,
+                                  info[worker]["nthreads"], actor=True, workers=[worker],
+                                  pure=False).result()
+            holders.append(actor)
+            owned.append(rows)
+
+        def resolve(futures):
+            from dask.sizeof import sizeof
+
+            tic = time.perf_counter()
+            try:
+                out = [f.result() for f in futures]
+            except Exception as exc:  # noqa: BLE001 - any loss of a holder ends the fit
+                raise LostRowsError(
+                    f"a Dask worker holding rows of the problem was lost, or failed, in the "
+                    f"middle of the fit ({type(exc).__name__}: {exc}); the rows spread over "
+                    "the workers (distribute='rows') do not survive it: fit again.") from exc
+            stats["waiting_seconds"] += time.perf_counter() - tic
+            stats["bytes_received"] += sizeof(out)
+            return out
+
+        try:
+            result = run_across([_Counted(h, stats) for h in holders], owned, Y, bounds, plan,
+                                resolve)
+        finally:
+            busy = []
+            with contextlib.suppress(Exception):
+                busy = [h.close().result() for h in holders]
+        self.across_ = {**stats, "n_iter": int(result.n_iter), "holders": len(holders),
+                        "rows": [int(r.size) for r in owned], "busy_seconds": busy}
+        if self.verbose:
+            _say(self, 0, 1, result)
+        if self.callback is not None:
+            self._report(client, problems, 0, result, result.seconds, n)
+        return [result], n + int(result.columns) * n
+
     def _worker_copy(self):
         """The in-memory estimator the tasks run: these parameters, no callback (the
         driver reports), ``gamma_`` and the probability folds' seed."""
         params = self.get_params(deep=False)
-        for name in ("scheduler", "n_workers", "callback", "verbose"):
+        for name in ("distribute", "scheduler", "n_workers", "callback", "verbose"):
             params.pop(name)
         est = DualSVC(**params)
         est.gamma_ = self.gamma_
@@ -543,7 +749,7 @@ class DaskDualSVC(DualSVC):
     def _local(self):
         """A :class:`~pegasos.DualSVC` holding this model (what each chunk's task runs)."""
         params = self.get_params(deep=False)
-        for name in ("scheduler", "n_workers", "callback"):
+        for name in ("distribute", "scheduler", "n_workers", "callback"):
             params.pop(name)
         local = DualSVC(**params)
         for key, value in vars(self).items():
@@ -653,9 +859,9 @@ class _TrainingRows:
     """The training rows on the workers, as the driver sees them: their shape, the rows
     of a set of indices gathered here (support vectors), and each problem's blocks."""
 
-    def __init__(self, client, parts, sizes, shape, dtype):
+    def __init__(self, client, parts, sizes, shape, dtype, meta):
         self.client, self.parts, self.sizes = client, parts, sizes
-        self.shape, self.dtype = shape, dtype
+        self.shape, self.dtype, self.meta = shape, dtype, meta
         self.offsets = np.concatenate([[0], np.cumsum(sizes)])
         self._all = None
 
@@ -673,6 +879,28 @@ class _TrainingRows:
                                               pure=False))
         out = _stack(*self.client.gather(futures))
         return out[np.argsort(order, kind="stable")]
+
+    def groups(self, client, n_workers):
+        """The chunks split into at most ``n_workers`` consecutive groups of about equal
+        rows, each with the worker that holds most of its rows (one worker a group):
+        [(worker, chunk numbers)]."""
+        who = client.who_has(self.parts)
+        workers = sorted(client.scheduler_info()["workers"])
+        bounds = np.searchsorted(self.offsets[1:], np.linspace(0, self.shape[0],
+                                                              n_workers + 1)[1:-1])
+        out, taken = [], set()
+        for chunks in np.split(np.arange(len(self.parts)), np.unique(bounds + 1)):
+            if not chunks.size:
+                continue
+            held = {}
+            for i in chunks:
+                for w in who.get(self.parts[i].key, ()):
+                    held[w] = held.get(w, 0) + int(self.sizes[i])
+            free = [w for w in sorted(held, key=held.get, reverse=True) if w not in taken]
+            worker = free[0] if free else next(w for w in workers if w not in taken)
+            taken.add(worker)
+            out.append((worker, chunks.tolist()))
+        return out
 
     def all_rows(self):
         """A future of every row, in one block on a worker."""

@@ -304,7 +304,9 @@ def _solver_arrays(estimator, solver_state=True):
 
 
 # Saved in their own form (the header's "certificate" and "plan"; state__*/history__* arrays).
-_NOT_SAVED = {"duality_gap_", "objective_history_", "state_", "plan_"}
+_NOT_SAVED = {"duality_gap_", "objective_history_", "state_", "plan_",
+              # (a distributed DualSVC fit's account of itself, not the model)
+              "task_seconds_", "task_bytes_", "distribute_", "across_"}
 
 
 # --- loading -----------------------------------------------------------------
@@ -322,9 +324,7 @@ _OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "t
                                     "class_weight_"},
                         "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_",
                                       "class_weight_"}}
-# (a distributed fit's: each problem's seconds and bytes on its worker)
-_OWN_OPTIONAL_ARRAYS["DaskDualSVC"] = _OWN_OPTIONAL_ARRAYS["DualSVC"] | {"task_seconds_",
-                                                                        "task_bytes_"}
+_OWN_OPTIONAL_ARRAYS["DaskDualSVC"] = _OWN_OPTIONAL_ARRAYS["DualSVC"]
 #: The estimators of SVC's one-vs-one layout.
 _ONE_VS_ONE = ("DualSVC", "DualNuSVC", "DaskDualSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}

@@ -331,9 +331,21 @@ def kernel_rows(points, idx, kern, out, slots):
     """``out[slots[m]] = K(X[idx[m]], X)`` (no ``bias2``), tile by tile, into rows of
     ``out`` (n columns, float64 or float32), so that each example's kernel column is one
     contiguous row (what the working-set solver keeps)."""
+    _block_rows(points, gather_block(points, idx, kern), kern, out, slots)
+
+
+@njit_parallel
+def block_rows(points, block, kern, out, slots):
+    """:func:`kernel_rows` of a :class:`Block` gathered elsewhere (another worker's rows,
+    in the rows' column space): ``out[slots[m]] = K(block.Z[m], X)``."""
+    _block_rows(points, block, kern, out, slots)
+
+
+@njit(inline="always")
+def _block_rows(points, block, kern, out, slots):
     n = points.sqnorm.shape[0]
-    rows, flat, plain_kern = _plain(points, gather_block(points, idx, kern), kern)
-    rows_per = tile_rows(idx.shape[0])
+    rows, flat, plain_kern = _plain(points, block, kern)
+    rows_per = tile_rows(block.sq_z.shape[0])
     for tile in prange((n + rows_per - 1) // rows_per):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
@@ -343,9 +355,14 @@ def kernel_rows(points, idx, kern, out, slots):
 @njit
 def kernel_rows_serial(points, idx, kern, out, slots):
     """:func:`kernel_rows` with its tiles one after another in the calling thread."""
+    block_rows_serial(points, gather_block(points, idx, kern), kern, out, slots)
+
+
+@njit
+def block_rows_serial(points, block, kern, out, slots):
+    """:func:`block_rows` with its tiles one after another in the calling thread."""
     n = points.sqnorm.shape[0]
-    block = gather_block(points, idx, kern)
-    rows_per = tile_rows(idx.shape[0])
+    rows_per = tile_rows(block.sq_z.shape[0])
     for lo in range(0, n, rows_per):
         _write_rows(_tile(points, lo, min(n, lo + rows_per), block, kern), out, slots, lo)
 
@@ -355,6 +372,12 @@ def fill_rows(engine, points, idx, kern, out, slots):
     (the same values bit for bit)."""
     fn = kernel_rows if isinstance(engine, Threads) else kernel_rows_serial
     fn(points, idx, kern, out, slots)
+
+
+def fill_block_rows(engine, points, block, kern, out, slots):
+    """:func:`block_rows_serial` for :data:`SERIAL`, :func:`block_rows` for :data:`THREADS`."""
+    fn = block_rows if isinstance(engine, Threads) else block_rows_serial
+    fn(points, block, kern, out, slots)
 
 
 @njit

@@ -176,6 +176,12 @@ def candidates(score, up, low, m, M, free, k, refill=False):
         i, j = np.argmax(np.where(up, score, -np.inf)), np.argmin(np.where(low, score, np.inf))
         ups = np.concatenate([[i], ups[(ups != i) & (ups != j)]])
         lows = np.concatenate([[j], lows[(lows != i) & (lows != j)]])
+    return alternate(ups, lows, k)
+
+
+def alternate(ups, lows, k):
+    """The rows of ``ups`` and ``lows`` taken in turn, first occurrences kept, at most k
+    (:func:`candidates`' list)."""
     both = np.full(2 * max(ups.size, lows.size), -1, np.int64)
     both[0 : 2 * ups.size : 2] = ups
     both[1 : 2 * lows.size : 2] = lows
@@ -307,6 +313,20 @@ class _Columns:
         self.computed = 0
         self._block = np.empty((0, 0))
 
+    @classmethod
+    def book(cls, n, q, slots):
+        """The bookkeeping alone (no store): which rows' columns are kept, in which of
+        ``slots`` slots, for holders that keep the columns themselves
+        (:mod:`.across`)."""
+        self = cls.__new__(cls)
+        self.gram, self.var_rows, self.refill, self.store = None, None, False, None
+        self.slot_of = np.full(n, -1, np.int64)
+        self.row_of = np.full(slots, -1, np.int64)
+        self.used = np.zeros(slots, np.int64)
+        self.vars = np.empty(0, np.int64)
+        self.q, self.clock, self.computed = q, 0, 0
+        return self
+
     @property
     def rows(self):
         """The working set's variables' rows, oldest first."""
@@ -320,6 +340,18 @@ class _Columns:
     def bring(self, new, points, kern):
         """Add the variables ``new`` to the working set, in place of its oldest beyond q;
         their rows' columns come from the store, or are computed in one block."""
+        missed, victims = self.place(new)
+        if missed.size and self.gram is not None:  # one pair of classes' rows of the matrix
+            matrix, rows = self.gram
+            self.store[victims] = matrix[np.ix_(rows[missed], rows)]
+        elif missed.size:
+            with one_blas_thread():
+                _blocks.fill_rows(self.engine, points, missed, kern, self.store, victims)
+
+    def place(self, new):
+        """:meth:`bring`'s bookkeeping: the variables ``new`` in the working set, and the
+        rows whose columns are not kept (``missed``) given the slots they take
+        (``victims``), whose columns the caller then computes; returns both."""
         self.clock += 1
         old = self.vars
         if self.refill:  # (the nu problems bring a variable of the set again: it moves)
@@ -333,6 +365,7 @@ class _Columns:
         if self.var_rows is not None:  # (two new variables of one row: one column)
             _, first = np.unique(missed, return_index=True)
             missed = missed[np.sort(first)]
+        victims = np.empty(0, np.int64)
         if missed.size:
             pinned = np.zeros(self.row_of.size, bool)
             pinned[kept] = True
@@ -341,16 +374,11 @@ class _Columns:
             victims = free[_oldest(self.used[free], missed.size)]
             gone = self.row_of[victims]
             self.slot_of[gone[gone >= 0]] = -1
-            if self.gram is not None:  # one pair of classes' rows of the whole matrix
-                matrix, rows = self.gram
-                self.store[victims] = matrix[np.ix_(rows[missed], rows)]
-            else:
-                with one_blas_thread():
-                    _blocks.fill_rows(self.engine, points, missed, kern, self.store, victims)
             self.row_of[victims] = missed
             self.slot_of[missed] = victims
             self.computed += missed.size
         self.used[self.slot_of[new_rows]] = self.clock
+        return missed, victims
 
     def values(self, rows, points, kern):
         """K(all rows, ``rows``) as (len(rows), n) float64: the kept columns read, the others
@@ -538,7 +566,12 @@ def _tolerance(tol, state, dual=SVC_DUAL):
     ``ROUNDING (1 + max |F| + max |p|)`` is noise that no step removes (with tol=1e-300 the
     solver would otherwise never stop; an SVR's targets of 1e13 round its gradients too)."""
     p = 0.0 if np.ndim(dual.p) == 0 else float(np.abs(dual.p).max(initial=0.0))
-    return max(tol, ROUNDING * (1.0 + float(np.abs(state.F).max(initial=0.0)) + p))
+    return tolerance_of(tol, float(np.abs(state.F).max(initial=0.0)) + p)
+
+
+def tolerance_of(tol, largest):
+    """:func:`_tolerance` given ``max |F| + max |p|``."""
+    return max(tol, ROUNDING * (1.0 + largest))
 
 
 def _oldest(used, k):
