@@ -1,4 +1,4 @@
-"""Kernel SVM problems as tasks on a Dask cluster: `DaskDualSVC` against the in-memory `DualSVC`.
+"""Kernel SVMs on a Dask cluster: `DaskDualSVC` against the in-memory `DualSVC`.
 
     python -m benchmarks.dask_kernel [--quick] [--repeats 3]
 
@@ -30,6 +30,15 @@ workers: the problems scheduled largest first onto the first free worker (what D
 priorities do), plus the driver's measured time outside the tasks; checked against
 the measured 2-worker run.  Its arithmetic is written in the Markdown.
 
+Rows across workers (``distribute="rows"``), one binary problem: ``fashion-binary``
+(Fashion-MNIST T-shirt/top against shirt, all 12,000 training rows, C = 10) and
+``ijcnn1`` (its 49,990 training rows, dense, C = 1); ``--quick``: their first 3,000
+and 5,000 rows.  The same in-memory arms, then 2 and 4 workers; per iteration the
+driver's own time, the workers' compute, the time lost to the calls, the round trip
+of a call to an actor on every worker (measured alone), and the bytes sent and
+received; from them a projection per iteration for 4 to 64 workers on 100,000 to 10
+million rows (its arithmetic in the Markdown).
+
 Writes ``benchmarks/results/dask_kernel.{json,md}``.
 """
 
@@ -40,9 +49,19 @@ import time
 
 import numpy as np
 
-from .common import environment_markdown, fashion_mnist, run_part, spread
+from .common import (
+    environment_markdown,
+    fashion_mnist,
+    fashion_mnist_binary,
+    linear_data,
+    run_part,
+    spread,
+)
 
-DATASETS = ["fashion10"]
+DATASETS = ["fashion10", "fashion-binary", "ijcnn1"]
+#: The binary sets of the rows-across-workers table: (what, rows with --quick).
+ROW_SETS = {"fashion-binary": ("Fashion-MNIST T-shirt/top against shirt", 3_000),
+            "ijcnn1": ("ijcnn1, dense", 5_000)}
 ROWS, QUICK_ROWS, C = 20_000, 3_000, 10.0
 WORKERS = (1, 2, 4)
 PROJECTED_WORKERS = (2, 4, 8, 16, 32, 45, 64)
@@ -118,16 +137,10 @@ def _linear_rounds(client, X, y, rounds):
     return (time.perf_counter() - tic) / rounds
 
 
-def bench(name, *, data_dir, repeats, quick):
-    from distributed import Client, LocalCluster, get_task_stream
-
+def _memory_runs(X, y, Xt, yt, params, repeats):
+    """The in-memory fits at one and two threads: (runs, the one-thread model)."""
     from pegasos import DualSVC
-    from pegasos.dask_svc import DaskDualSVC
 
-    n = QUICK_ROWS if quick else ROWS
-    X, y, Xt, yt = fashion_mnist(n)
-    gamma = 1.0 / (X.shape[1] * X.var())
-    params = dict(C=C, gamma=gamma)
     DualSVC(**params).fit(X[:600], y[:600])  # (compiled code loaded before the timings)
     runs, models = {}, {}
     for threads in (1, 2):
@@ -139,16 +152,40 @@ def bench(name, *, data_dir, repeats, quick):
                 models[key] = DualSVC(**params).fit(X, y)
                 times.append(time.perf_counter() - tic)
         runs[key] = {"seconds": spread(times), "accuracy": float(models[key].score(Xt, yt)),
-                     "n_support": int(models[key].support_.size)}
+                     "n_support": int(models[key].support_.size),
+                     "n_iter": int(models[key].n_iter_.max())}
         print(f"{key}: {runs[key]['seconds']['median']:.2f} s", file=sys.stderr, flush=True)
-    reference = models["memory-1-thread"]
+    return runs, models["memory-1-thread"]
+
+
+def _cluster(workers):
+    from distributed import Client, LocalCluster
+
+    stack = contextlib.ExitStack()
+    cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=":0",
+                                               silence_logs=40))
+    return stack, stack.enter_context(Client(cluster))
+
+
+def bench(name, *, data_dir, repeats, quick):
+    if name in ROW_SETS:
+        return _bench_rows(name, data_dir, repeats, quick)
+    from distributed import get_task_stream
+
+    from pegasos.dask_svc import DaskDualSVC
+
+    n = QUICK_ROWS if quick else ROWS
+    X, y, Xt, yt = fashion_mnist(n)
+    gamma = 1.0 / (X.shape[1] * X.var())
+    params = dict(C=C, gamma=gamma)
+    runs, reference = _memory_runs(X, y, Xt, yt, params, repeats)
     chunk = -(-n // 8)
     linear = {}
     for workers in WORKERS:
         key = f"dask-{workers}-worker{'s' if workers > 1 else ''}"
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=40) as cluster, \
-                Client(cluster) as client:
+        stack, client = _cluster(workers)
+        with stack:
             Xd, yd = _on_workers(client, X, chunk), _on_workers(client, y, chunk)
             DaskDualSVC(**params, scheduler=client).fit(Xd[:600], yd[:600])  # warm-up
             times = []
@@ -179,71 +216,238 @@ def bench(name, *, data_dir, repeats, quick):
     projection = [{"workers": w, "seconds": project(one["task_seconds"], w, outside),
                    "speedup_vs_1_thread": base / project(one["task_seconds"], w, outside)}
                   for w in PROJECTED_WORKERS]
-    return {"dataset": name, "n_train": n, "n_features": X.shape[1], "n_classes": 10,
-            "n_problems": len(one["task_seconds"]), "C": C, "gamma": gamma, "runs": runs,
-            "linear_backend": linear, "driver_outside_tasks_seconds": outside,
+    return {"dataset": name, "mode": "problems", "n_train": n, "n_features": X.shape[1],
+            "n_classes": 10, "n_problems": len(one["task_seconds"]), "C": C, "gamma": gamma,
+            "runs": runs, "linear_backend": linear, "driver_outside_tasks_seconds": outside,
             "projection": projection}
+
+
+class _Echo:
+    """An actor that answers at once: the round trip of a call, measured."""
+
+    def echo(self, value):
+        return value
+
+
+def _actor_latency(client, calls=100):
+    """Seconds of one round of calls to an actor on every worker (in parallel)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    actors = [client.submit(_Echo, actor=True, workers=[w]).result() for w in workers]
+    for _ in range(10):
+        [f.result() for f in [a.echo(0) for a in actors]]
+    tic = time.perf_counter()
+    for _ in range(calls):
+        [f.result() for f in [a.echo(0) for a in actors]]
+    return (time.perf_counter() - tic) / calls
+
+
+def rows_data(name, data_dir, quick):
+    """(X, y, X_test, y_test, C) of a binary set of the rows-across-workers table."""
+    if name == "fashion-binary":
+        X, y, Xt, yt = fashion_mnist_binary()
+        C_ = 10.0
+    else:
+        X, y, Xt, yt, _, _ = linear_data("ijcnn1", data_dir)
+        X, Xt, C_ = X.toarray(), Xt.toarray(), 1.0
+    n = ROW_SETS[name][1] if quick else X.shape[0]
+    return X[:n], y[:n], Xt, yt, C_
+
+
+def _bench_rows(name, data_dir, repeats, quick):
+    """One binary problem, its rows across 2 (and 4) workers, against the in-memory fit."""
+    from pegasos.dask_svc import DaskDualSVC
+
+    X, y, Xt, yt, C_ = rows_data(name, data_dir, quick)
+    n = X.shape[0]
+    gamma = 1.0 / (X.shape[1] * X.var())
+    params = dict(C=C_, gamma=gamma)
+    runs, reference = _memory_runs(X, y, Xt, yt, params, repeats)
+    chunk = -(-n // 8)
+    for workers in (2, 4):
+        key = f"dask-{workers}-workers"
+        stack, client = _cluster(workers)
+        with stack:
+            Xd, yd = _on_workers(client, X, chunk), _on_workers(client, y, chunk)
+            DaskDualSVC(**params, scheduler=client).fit(Xd[:2000], yd[:2000])  # warm-up
+            times, accounts = [], []
+            for _ in range(repeats):
+                tic = time.perf_counter()
+                est = DaskDualSVC(**params, distribute="rows", scheduler=client).fit(Xd, yd)
+                times.append(time.perf_counter() - tic)
+                accounts.append(est.across_)
+            latency = _actor_latency(client)
+        middle = accounts[int(np.argsort(times)[len(times) // 2])]
+        runs[key] = {"seconds": spread(times), "accuracy": float(est.score(Xt, yt)),
+                     "n_support": int(est.support_.size), "same_model": _same(est, reference),
+                     "n_iter": middle["n_iter"], "account": middle,
+                     "wall_of_account": float(np.median(times)), "call_latency": latency}
+        print(f"{key}: {runs[key]['seconds']['median']:.2f} s", file=sys.stderr, flush=True)
+    return {"dataset": name, "mode": "rows", "n_train": n, "n_features": X.shape[1], "C": C_,
+            "gamma": gamma, "runs": runs, "projection": rows_projection(runs, n)}
+
+
+#: Rows and workers of the rows-across-workers projection.
+PROJECTED_ROWS = (100_000, 1_000_000, 10_000_000)
+PROJECTED_ROW_WORKERS = (4, 16, 64)
+
+
+def per_iteration(run):
+    """A distributed fit's account per iteration: the driver's own seconds in the
+    iterations, the workers' compute (all workers together), the time lost to calls
+    (waiting beyond the busiest worker), bytes sent to each worker and received from
+    all; and the fit's seconds outside the iterations (``setup``: labels, chunks to
+    holders, the model)."""
+    a, iters = run["account"], max(run["account"]["n_iter"], 1)
+    busy = a["busy_seconds"] or [0.0]
+    return {"driver": (a["solver_seconds"] - a["waiting_seconds"]) / iters,
+            "setup": run["wall_of_account"] - a["solver_seconds"],
+            "compute": sum(busy) / iters,
+            "calls": max(a["waiting_seconds"] - max(busy), 0.0) / iters,
+            "sent_per_worker": a["bytes_sent"] / iters / a["holders"],
+            "received": a["bytes_received"] / iters}
+
+
+def rows_projection(runs, n):
+    """Each iteration on W workers and N rows, from the 2-worker run's account: the
+    driver's seconds d (selection, subproblem: independent of N and W at fixed q), the
+    workers' compute c for these n rows (kernel columns and gradients, linear in the
+    rows at fixed q) split W ways, and the calls: 3 rounds of the measured latency L
+    plus the bytes at the rate the 2-worker run moved them (B = its bytes over its call
+    time beyond 3 L); the bytes sent grow with W (the new rows go to every worker), the
+    block received does not.  Speed-up against one thread in memory, its measured time
+    per iteration scaled to N rows whole (its selection and subproblem too: generous to
+    it), while c, scaled, keeps the workers' own per-call costs (generous to it too)."""
+    two = runs["dask-2-workers"]
+    it = per_iteration(two)
+    latency = two["call_latency"]
+    moved = 2 * it["sent_per_worker"] + it["received"]
+    rate = moved / max(it["calls"] - 3 * latency, 1e-6)
+    one = runs["memory-1-thread"]
+    memory = one["seconds"]["median"] / max(one["n_iter"], 1)
+    out = []
+    for rows in PROJECTED_ROWS:
+        scale = rows / n
+        for w in PROJECTED_ROW_WORKERS:
+            calls = 3 * latency + (w * it["sent_per_worker"] + it["received"]) / rate
+            seconds = it["driver"] + calls + it["compute"] * scale / w
+            alone = memory * scale
+            out.append({"rows": rows, "workers": w, "seconds_per_iteration": seconds,
+                        "speedup_vs_1_thread": alone / seconds})
+    return {"driver": it["driver"], "compute": it["compute"], "calls": it["calls"],
+            "latency": latency, "rate": rate, "memory_per_iteration": memory,
+            "table": out}
 
 
 def markdown(result):
     env = result["environment"]
-    lines = ["# Kernel SVM problems as tasks on Dask (`DaskDualSVC`)", "",
+    lines = ["# Kernel SVMs on Dask (`DaskDualSVC`)", "",
              "Generated by `python -m benchmarks.dask_kernel`. Times: median (min-max) of "
              f"{env['repeats']} fits, one process, LocalCluster workers of one thread each, "
-             "started, warmed up and holding the data before the timings.", ""]
+             "started, warmed up and holding the data before the timings. The in-memory "
+             "fits run with Numba's threads and BLAS at 1 or 2.", ""]
     for ds in result["datasets"]:
-        runs = ds["runs"]
-        one_thread = runs["memory-1-thread"]["seconds"]["median"]
-        two_threads = runs["memory-2-threads"]["seconds"]["median"]
-        lines += [f"## Fashion-MNIST, {ds['n_train']:,} rows, {ds['n_classes']} classes "
-                  f"({ds['n_problems']} problems), C = {ds['C']:g}, gamma = {ds['gamma']:.6g}",
-                  "", "| fit | seconds | x the 1-thread fit | x the 2-thread fit | accuracy | "
-                  "support vectors | model = in-memory's |", "|---|---:|---:|---:|---:|---:|---|"]
-        for key, r in runs.items():
-            s = r["seconds"]
-            lines.append(
-                f"| {key} | {s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f}) | "
-                f"{one_thread / s['median']:.2f}x | {two_threads / s['median']:.2f}x | "
-                f"{100 * r['accuracy']:.2f}% | {r['n_support']} | "
-                f"{'bit for bit' if r.get('same_model', True) else 'NO'} |")
-        lines += ["", "| distributed fit | problems' time on workers (sum, largest) | rows read "
-                  "by the problems | moved between workers (time, bytes) | computing (task "
-                  "stream) |", "|---|---:|---:|---:|---:|"]
-        for key, r in runs.items():
-            if key.startswith("dask"):
-                lines.append(
-                    f"| {key} | {r['task_seconds_sum']:.2f} s, {r['task_seconds_max']:.2f} s | "
-                    f"{r['task_bytes_sum'] / 1e6:.0f} MB | {r['transfer_seconds']:.2f} s, "
-                    f"{r['transferred_bytes'] / 1e6:.0f} MB | {r['compute_seconds']:.2f} s |")
-        lin = ds["linear_backend"]
-        per_problem = ds["driver_outside_tasks_seconds"] / ds["n_problems"]
-        lines += ["", f"Overheads: the linear backend's mini-batch round on the 2-worker "
-                  f"cluster costs {1e3 * lin['seconds_per_round']:.0f} ms "
-                  f"({lin['rounds']} rounds, 10 one-vs-rest problems a round); this backend's "
-                  f"driver spends {ds['driver_outside_tasks_seconds']:.2f} s outside the "
-                  f"problems' tasks on one worker ({1e3 * per_problem:.0f} ms a problem: "
-                  "labels, targets, the class blocks, gathering the support vectors, the "
-                  "model).", "",
-                  "### Projection to more workers", "",
-                  "From the one-worker run: each problem's time t_p on its worker, the "
-                  "problems taken largest first by the first free worker (Dask's priorities), "
-                  f"projected time = that schedule's longest worker + the driver's "
-                  f"{ds['driver_outside_tasks_seconds']:.2f} s outside the tasks; speed-up "
-                  f"against the in-memory one-thread fit ({one_thread:.2f} s). With "
-                  f"{ds['n_problems']} problems the speed-up stops at the sum of t_p over the "
-                  "largest (no problem is split: rows across workers, not built, would go on).",
-                  "", "| workers | projected seconds | speed-up |", "|---:|---:|---:|"]
-        for p in ds["projection"]:
-            lines.append(f"| {p['workers']} | {p['seconds']:.2f} | "
-                         f"{p['speedup_vs_1_thread']:.2f}x |")
-        measured = runs["dask-2-workers"]["seconds"]["median"]
-        projected = next(p["seconds"] for p in ds["projection"] if p["workers"] == 2)
-        lines += ["", f"Check: 2 workers measured {measured:.2f} s, projected {projected:.2f} s "
-                  f"({measured / projected:.2f}x). 4 workers on this machine's 2 cores "
-                  f"measured {runs['dask-4-workers']['seconds']['median']:.2f} s (overhead, "
-                  "not speed).", ""]
+        (_problems_markdown if ds["mode"] == "problems" else _rows_markdown)(ds, lines)
     lines += environment_markdown(env)
     return "\n".join(lines) + "\n"
+
+
+def _fits_table(ds, lines):
+    runs = ds["runs"]
+    one_thread = runs["memory-1-thread"]["seconds"]["median"]
+    two_threads = runs["memory-2-threads"]["seconds"]["median"]
+    lines += ["| fit | seconds | x the 1-thread fit | x the 2-thread fit | accuracy | "
+              "support vectors | model = in-memory's |", "|---|---:|---:|---:|---:|---:|---|"]
+    for key, r in runs.items():
+        s = r["seconds"]
+        lines.append(
+            f"| {key} | {s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f}) | "
+            f"{one_thread / s['median']:.2f}x | {two_threads / s['median']:.2f}x | "
+            f"{100 * r['accuracy']:.2f}% | {r['n_support']} | "
+            f"{'bit for bit' if r.get('same_model', True) else 'NO'} |")
+
+
+def _problems_markdown(ds, lines):
+    runs = ds["runs"]
+    one_thread = runs["memory-1-thread"]["seconds"]["median"]
+    lines += [f"## Problems as tasks: Fashion-MNIST, {ds['n_train']:,} rows, "
+              f"{ds['n_classes']} classes ({ds['n_problems']} problems), C = {ds['C']:g}, "
+              f"gamma = {ds['gamma']:.6g}", ""]
+    _fits_table(ds, lines)
+    lines += ["", "| distributed fit | problems' time on workers (sum, largest) | rows read "
+              "by the problems | moved between workers (time, bytes) | computing (task "
+              "stream) |", "|---|---:|---:|---:|---:|"]
+    for key, r in runs.items():
+        if key.startswith("dask"):
+            lines.append(
+                f"| {key} | {r['task_seconds_sum']:.2f} s, {r['task_seconds_max']:.2f} s | "
+                f"{r['task_bytes_sum'] / 1e6:.0f} MB | {r['transfer_seconds']:.2f} s, "
+                f"{r['transferred_bytes'] / 1e6:.0f} MB | {r['compute_seconds']:.2f} s |")
+    lin = ds["linear_backend"]
+    per_problem = ds["driver_outside_tasks_seconds"] / ds["n_problems"]
+    lines += ["", f"Overheads: the linear backend's mini-batch round on the 2-worker "
+              f"cluster costs {1e3 * lin['seconds_per_round']:.0f} ms "
+              f"({lin['rounds']} rounds, 10 one-vs-rest problems a round); this backend's "
+              f"driver spends {ds['driver_outside_tasks_seconds']:.2f} s outside the "
+              f"problems' tasks on one worker ({1e3 * per_problem:.0f} ms a problem: "
+              "labels, targets, the class blocks, gathering the support vectors, the "
+              "model).", "",
+              "### Projection to more workers", "",
+              "From the one-worker run: each problem's time t_p on its worker, the "
+              "problems taken largest first by the first free worker (Dask's priorities), "
+              f"projected time = that schedule's longest worker + the driver's "
+              f"{ds['driver_outside_tasks_seconds']:.2f} s outside the tasks; speed-up "
+              f"against the in-memory one-thread fit ({one_thread:.2f} s). With "
+              f"{ds['n_problems']} problems the speed-up stops at the sum of t_p over the "
+              "largest (no problem is split; for that, rows across workers).",
+              "", "| workers | projected seconds | speed-up |", "|---:|---:|---:|"]
+    for p in ds["projection"]:
+        lines.append(f"| {p['workers']} | {p['seconds']:.2f} | "
+                     f"{p['speedup_vs_1_thread']:.2f}x |")
+    measured = runs["dask-2-workers"]["seconds"]["median"]
+    projected = next(p["seconds"] for p in ds["projection"] if p["workers"] == 2)
+    lines += ["", f"Check: 2 workers measured {measured:.2f} s, projected {projected:.2f} s "
+              f"({measured / projected:.2f}x). 4 workers on this machine's 2 cores "
+              f"measured {runs['dask-4-workers']['seconds']['median']:.2f} s (overhead, "
+              "not speed).", ""]
+
+
+def _rows_markdown(ds, lines):
+    runs, proj = ds["runs"], ds["projection"]
+    lines += [f"## Rows across workers: {ROW_SETS[ds['dataset']][0]}, {ds['n_train']:,} rows "
+              f"x {ds['n_features']}, C = {ds['C']:g}, gamma = {ds['gamma']:.6g}", ""]
+    _fits_table(ds, lines)
+    lines += ["", "| distributed fit | iterations | outside the iterations | driver's own "
+              "s/it | workers' compute s/it (all) | lost to calls s/it | call round trip | "
+              "sent to each worker /it | received /it |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, r in runs.items():
+        if key.startswith("dask"):
+            it = per_iteration(r)
+            lines.append(
+                f"| {key} | {r['n_iter']} | {it['setup']:.2f} s | {1e3 * it['driver']:.1f} ms | "
+                f"{1e3 * it['compute']:.1f} ms | {1e3 * it['calls']:.1f} ms | "
+                f"{1e3 * r['call_latency']:.1f} ms | {it['sent_per_worker'] / 1e6:.2f} MB | "
+                f"{it['received'] / 1e6:.2f} MB |")
+    lines += ["", "### Projection", "",
+              "Per iteration on W workers and N rows (the iterations are the in-memory "
+              "solver's, whatever W): the driver's own "
+              f"d = {1e3 * proj['driver']:.1f} ms (selection and the q x q subproblem: "
+              "independent of N and W), the workers' compute c = "
+              f"{1e3 * proj['compute']:.1f} ms for these {ds['n_train']:,} rows (kernel "
+              "columns, gradients: linear in the rows at fixed q) times N/n over W, and "
+              f"the calls: 3 round trips of {1e3 * proj['latency']:.1f} ms plus the bytes "
+              f"(sent: the new rows to each of the W workers; received: the q x q block) "
+              f"at the 2-worker run's {proj['rate'] / 1e6:.0f} MB/s. One thread in memory: "
+              f"{1e3 * proj['memory_per_iteration']:.1f} ms an iteration here, times N/n "
+              "(all of it scaled, its selection and subproblem too, while c keeps the "
+              "workers' fixed costs per call: both err against the distributed fit). "
+              "4 workers measured on this machine's 2 cores: overhead, not speed.", "",
+              "| rows | workers | projected s/iteration | speed-up against one thread |",
+              "|---:|---:|---:|---:|"]
+    for p in proj["table"]:
+        lines.append(f"| {p['rows']:,} | {p['workers']} | {p['seconds_per_iteration']:.3f} | "
+                     f"{p['speedup_vs_1_thread']:.1f}x |")
+    lines.append("")
 
 
 def main(argv=None):

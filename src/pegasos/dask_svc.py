@@ -432,7 +432,7 @@ class DaskDualSVC(DualSVC):
         ``multi_class="ovr"``'s problems together) with its rows, dual
         variables and kernel columns split between the workers (without
         ``probability``, ``start_epochs`` or an infinite C); ``"auto"``, rows
-        for two classes, else problems.
+        for two classes (problems with those options), else problems.
     scheduler : str or distributed.Client, default=None
         Where to run: a ``Client`` object, or the address of a running Dask
         scheduler (``"tcp://host:8786"``).  None uses the active client (the
@@ -450,8 +450,9 @@ class DaskDualSVC(DualSVC):
     worker, putting its rows together included) and ``task_bytes_`` (the
     bytes of each problem's rows: what its task reads, local or moved); with
     rows across workers ``across_``, a dict: the workers' rows, the
-    iterations, the bytes the driver sent and received, its seconds waiting
-    for the workers and each worker's seconds computing.
+    iterations, the solver's seconds (its iterations), the bytes the driver
+    sent and received, its seconds waiting for the workers and each worker's
+    seconds computing.
 
     See Also
     --------
@@ -575,12 +576,13 @@ class DaskDualSVC(DualSVC):
         check_weighted_classes(y, bounds)
         problems = self._split(y)
         self.distribute_ = self._mode(problems)
+        if self.distribute_ == "problems" and problems[0][1].shape[1] > 1:
+            # one-vs-rest: each class a task of its own
+            problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
+        self._keep_sigmoids(len(problems))
         if self.distribute_ == "rows":
             solved, evals = self._run_across(client, training, y, bounds, problems)
         else:
-            if problems[0][1].shape[1] > 1:  # one-vs-rest: each class a task of its own
-                problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
-            self._keep_sigmoids(len(problems))
             solved, evals = self._run_tasks(client, training, y, bounds, problems)
         self.n_partitions_ = len(parts)
         return self._finish(training, y, sample_weight, bounds, problems, solved, evals)
@@ -600,24 +602,25 @@ class DaskDualSVC(DualSVC):
         return y
 
     def _mode(self, problems):
-        """"problems" or "rows" (``distribute``'s "auto": rows for one problem on all rows,
-        the binary one), checked."""
+        """"problems" or "rows" (``distribute``'s "auto": rows for the binary problem, unless
+        it asks for what rows across workers lack), checked."""
         on_all_rows = problems[0][0] is None
+        unsupported = [name for name, used in (("probability=True", self.probability),
+                                               ("start_epochs > 0", self.start_epochs > 0),
+                                               ("C=inf", not math.isfinite(self.C))) if used]
         if self.distribute == "auto":
-            return "rows" if on_all_rows and problems[0][1].shape[1] == 1 else "problems"
+            return ("rows" if on_all_rows and problems[0][1].shape[1] == 1 and not unsupported
+                    else "problems")
         if self.distribute == "rows":
             if not on_all_rows:
                 raise ValueError(
                     "distribute='rows' spreads the rows of problems on all rows: two classes, "
                     "or multi_class='ovr'; one-vs-one pairs are distributed as tasks "
                     "(distribute='problems' or 'auto').")
-            for name, used in (("probability=True", self.probability),
-                               ("start_epochs > 0", self.start_epochs > 0),
-                               ("C=inf", not math.isfinite(self.C))):
-                if used:
-                    raise ValueError(f"{name} is not supported with distribute='rows' (its "
-                                     "rows spread over the workers); use "
-                                     "distribute='problems' or in-memory data.")
+            if unsupported:
+                raise ValueError(f"{unsupported[0]} is not supported with distribute='rows' "
+                                 "(its rows spread over the workers); use "
+                                 "distribute='problems' or in-memory data.")
         return self.distribute
 
     def _run_across(self, client, training, y, bounds, problems):
@@ -672,7 +675,8 @@ class DaskDualSVC(DualSVC):
             with contextlib.suppress(Exception):
                 busy = [h.close().result() for h in holders]
         self.across_ = {**stats, "n_iter": int(result.n_iter), "holders": len(holders),
-                        "rows": [int(r.size) for r in owned], "busy_seconds": busy}
+                        "rows": [int(r.size) for r in owned], "busy_seconds": busy,
+                        "solver_seconds": float(result.seconds)}
         if self.verbose:
             _say(self, 0, 1, result)
         if self.callback is not None:

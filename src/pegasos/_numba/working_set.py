@@ -193,12 +193,13 @@ def gather_block(store, slots, rows, out):
     """K over the working set in float64: ``out[a, b] = store[slots[a], rows[b]]``, in
     parallel over its rows (each entry written by one thread), into ``out`` (q, q), a
     buffer the caller keeps: for q = 1024 the parallel gather took 0.5 ms into a kept
-    buffer and 1.2-1.4 ms into a fresh one, the serial one 2.7 ms either way."""
-    q = slots.shape[0]
-    for a in prange(q):
+    buffer and 1.2-1.4 ms into a fresh one, the serial one 2.7 ms either way.  (A
+    holder of some of a problem's rows, :mod:`pegasos._solvers.across`: ``rows`` its
+    rows of the working set, ``out`` (q, len(rows)).)"""
+    for a in prange(slots.shape[0]):
         column = store[slots[a]]
         target = out[a]
-        for b in range(q):
+        for b in range(rows.shape[0]):
             target[b] = column[rows[b]]
     return out
 

@@ -131,8 +131,10 @@ class Partition:
                 _blocks.fill_block_rows(self.engine, self.points, block, self.kern,
                                         self.store, victims)
         at = self._local(working)[1]
-        # (the kept float32 values as they are: half the bytes of float64, the same numbers)
-        return self.store[np.ix_(slots, at)], self.F[at].copy()
+        out = np.empty((slots.size, at.size))
+        _nws.gather_block(self.store, slots, at, out)
+        # (sent as kept, in float32: half the bytes of float64, the same numbers)
+        return out.astype(STORE_DTYPE), self.F[at].copy()
 
     def gradients(self, update):
         """The gradients of this holder's rows after ``update`` (the fit's last step)."""
