@@ -154,6 +154,16 @@ def test_distribute_auto_and_its_refusals(cluster, digits):
         DaskDualSVC(distribute="rows", start_epochs=1.0, **at).fit(*_chunked(X, y % 2, 600))
 
 
+def test_a_client_that_is_not_the_default_serves_both_modes(cluster, digits):
+    # (as the LocalCluster a fit starts for itself: its client is nobody's default)
+    X, y = digits
+    with Client(cluster, set_as_default=False) as client:
+        pairs = DaskDualSVC(C=10, gamma=0.02, scheduler=client).fit(*_chunked(X, y, 600))
+        rows = DaskDualSVC(C=10, gamma=0.02, scheduler=client).fit(*_chunked(X, y % 2, 600))
+    assert (pairs.distribute_, rows.distribute_) == ("problems", "rows")
+    assert pairs.score(X, y) > 0.95 and rows.score(X, y % 2) > 0.95
+
+
 def test_pooled_variance_is_numpys():
     rng = np.random.default_rng(3)
     X = rng.normal(2.0, 3.0, (1_000, 7))

@@ -347,11 +347,9 @@ or SVMLightStream
         """
         if not _is_dask(X):
             return super().decision_function(X)
-        X = _row_chunks(X)
-        local = PegasosClassifier.decision_function.__get__(self)
-        if len(self.classes_) == 2:
-            return X.map_blocks(local, dtype=np.float64, drop_axis=1)
-        return X.map_blocks(local, dtype=np.float64, chunks=(X.chunks[0], (len(self.classes_),)))
+        k = len(self.classes_)
+        return _chunkwise(X, PegasosClassifier.decision_function.__get__(self), np.float64,
+                          None if k == 2 else k)
 
     def predict(self, X):
         """Class labels; a dask array, computed chunk by chunk, for a dask array X.
@@ -368,8 +366,7 @@ or SVMLightStream
         """
         if not _is_dask(X):
             return super().predict(X)
-        local = PegasosClassifier.predict.__get__(self)
-        return _row_chunks(X).map_blocks(local, dtype=self.classes_.dtype, drop_axis=1)
+        return _chunkwise(X, PegasosClassifier.predict.__get__(self), self.classes_.dtype)
 
     def _dask_parts(self, client, X, y):
         """The checked dask arrays' chunks on the workers, as :class:`_Parts`."""
@@ -518,6 +515,15 @@ def _row_chunks(X):
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D; got {X.ndim}-D.")
     return X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
+
+
+def _chunkwise(X, local, dtype, columns=None):
+    """``local`` (an in-memory model's method) on each row chunk of the dask array X: a
+    dask array of one value a row (``columns`` None) or of ``columns`` values."""
+    X = _row_chunks(X)
+    if columns is None:
+        return X.map_blocks(local, dtype=dtype, drop_axis=1)
+    return X.map_blocks(local, dtype=dtype, chunks=(X.chunks[0], (columns,)))
 
 
 #: A graph holding more than this many bytes carries its data with it

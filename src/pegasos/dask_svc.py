@@ -77,7 +77,7 @@ from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
-from .dask_backend import _client, _is_dask, _row_chunks, _to_workers
+from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
 from .kernel import _kernel_args
 from .svc import Cut, DualSVC, _say
 
@@ -529,7 +529,9 @@ class DaskDualSVC(DualSVC):
             return super().fit(X, y, sample_weight)
         self._refuse_unsupported(X)
         X = _row_chunks(X)
-        with _client(self.scheduler, self.n_workers) as client:
+        # (the client current in this thread for the fit: the actors' handles and
+        # as_completed find it there, whichever client it is)
+        with _client(self.scheduler, self.n_workers) as client, client.as_current():
             return self._fit_distributed(client, X, y, sample_weight)
 
     def _refuse_unsupported(self, X):
@@ -718,7 +720,7 @@ class DaskDualSVC(DualSVC):
         evals = n * n if small else n
         tic = time.perf_counter()
         try:
-            for future in as_completed(futures):
+            for future in as_completed(futures, loop=client.loop):
                 p = futures[future]
                 result, cost, sigmoid, seconds[p], nbytes[p] = _result(future, problems, p,
                                                                        self.classes_)
@@ -764,12 +766,8 @@ class DaskDualSVC(DualSVC):
     def _chunked(self, method, X, columns):
         """``method`` of the model on each chunk of the dask array X (columns per row:
         None for one value a row)."""
-        X = _row_chunks(X)
-        local = getattr(self._local(), method)
         dtype = self.classes_.dtype if method == "predict" else np.float64
-        if columns is None:
-            return X.map_blocks(local, dtype=dtype, drop_axis=1)
-        return X.map_blocks(local, dtype=dtype, chunks=(X.chunks[0], (columns,)))
+        return _chunkwise(X, getattr(self._local(), method), dtype, columns)
 
     def decision_function(self, X):
         """Signed distances, as DualSVC's; a dask array, chunk by chunk, for a dask X.
