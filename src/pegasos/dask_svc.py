@@ -79,7 +79,7 @@ from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
 from .kernel import _kernel_args
-from .svc import Cut, DualSVC, _say
+from .svc import Cut, DualSVC, Problem, _say
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -578,9 +578,9 @@ class DaskDualSVC(DualSVC):
         check_weighted_classes(y, bounds)
         problems = self._split(y)
         self.distribute_ = self._mode(problems)
-        if self.distribute_ == "problems" and problems[0][1].shape[1] > 1:
+        if self.distribute_ == "problems" and problems[0].Y.shape[1] > 1:
             # one-vs-rest: each class a task of its own
-            problems = [(None, problems[0][1][:, [c]]) for c in range(len(classes))]
+            problems = [Problem(None, problems[0].Y[:, [c]]) for c in range(len(classes))]
         self._keep_sigmoids(len(problems))
         if self.distribute_ == "rows":
             solved, evals = self._run_across(client, training, y, bounds, problems)
@@ -606,12 +606,12 @@ class DaskDualSVC(DualSVC):
     def _mode(self, problems):
         """"problems" or "rows" (``distribute``'s "auto": rows for the binary problem, unless
         it asks for what rows across workers lack), checked."""
-        on_all_rows = problems[0][0] is None
+        on_all_rows = problems[0].keep is None
         unsupported = [name for name, used in (("probability=True", self.probability),
                                                ("start_epochs > 0", self.start_epochs > 0),
                                                ("C=inf", not math.isfinite(self.C))) if used]
         if self.distribute == "auto":
-            return ("rows" if on_all_rows and problems[0][1].shape[1] == 1 and not unsupported
+            return ("rows" if on_all_rows and problems[0].Y.shape[1] == 1 and not unsupported
                     else "problems")
         if self.distribute == "rows":
             if not on_all_rows:
@@ -632,7 +632,7 @@ class DaskDualSVC(DualSVC):
         from ._solvers.across import plan_rows, run_across
         from .svc import working_set_plan
 
-        ((_, Y),) = problems
+        Y = problems[0].Y  # (the one problem, on all rows)
         n = len(y)
         plan = working_set_plan(self, n, plan_rows(n), n)
         slots = min(n, plan.q + min(plan.new, plan.q) + plan.cache_rows)
@@ -850,7 +850,7 @@ def _result(future, problems, p, classes):
 def _name(problems, p, classes):
     if len(problems) == 1:
         return "the binary problem"
-    if problems[p][0] is None:
+    if problems[p].keep is None:
         return f"class {classes[p].item()!r} against the rest"
     k = len(classes)
     i, j = [(i, j) for i in range(k) for j in range(i + 1, k)][p]

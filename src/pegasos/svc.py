@@ -107,6 +107,14 @@ def _one_sided(Y, positive):
                       inner_steps=0, converged=True)
 
 
+class Problem(NamedTuple):
+    """One of a :class:`DualSVC` fit's problems: the training rows it is on (``keep``;
+    None: all of them) and their targets (rows, problems) in {-1, +1}."""
+
+    keep: object
+    Y: np.ndarray
+
+
 class Cut(NamedTuple):
     """One problem of a :class:`DualSVC` fit, cut from the training set: its rows X (of the
     labels ``labels``: the training labels, or a pair's 1 and 0), the targets ``Y``
@@ -414,16 +422,15 @@ class DualSVC(_KernelClassifier):
         return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
 
     def _split(self, y):
-        """The problems: (the rows of X, or None for all, and their targets (rows,
-        problems) in {-1, +1}) of each pair of classes, one-vs-one, with LIBSVM's
-        orientation (+1 for the pair's first class); else one entry, every one-vs-rest
-        problem (or the binary one) on all rows."""
+        """The :class:`Problem` of each pair of classes, one-vs-one, with LIBSVM's
+        orientation (+1 for the pair's first class); else one, every one-vs-rest problem
+        (or the binary one) on all rows."""
         if self.multi_class == "ovo" and len(self.classes_) > 2:
             labels = np.searchsorted(self.classes_, y)
-            return [(keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None])
+            return [Problem(keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None])
                     for i, j in itertools.combinations(range(len(self.classes_)), 2)
                     for keep in [np.flatnonzero((labels == i) | (labels == j))]]
-        return [(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
+        return [Problem(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
 
     def _keep_sigmoids(self, n_problems):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
@@ -493,8 +500,8 @@ class DualSVC(_KernelClassifier):
                 f"{self.relative_gap_.max():.3g}. Increase max_iter.",
                 ConvergenceWarning,
             )
-        if problems[0][0] is None:
-            Y = np.column_stack([Y for _, Y in problems])
+        if problems[0].keep is None:
+            Y = np.column_stack([problem.Y for problem in problems])
             a = np.column_stack([r.state.a for r in solved])
             self._set_support(X, y, (Y * a).T, np.concatenate([r.intercept for r in solved]))
         else:
