@@ -189,7 +189,7 @@ def _solve_by_sign(block, plan):
 
 
 @njit_parallel
-def gather_block(store, slots, rows, out):
+def kept_block(store, slots, rows, out):
     """K over the working set in float64: ``out[a, b] = store[slots[a], rows[b]]``, in
     parallel over its rows (each entry written by one thread), into ``out`` (q, q), a
     buffer the caller keeps: for q = 1024 the parallel gather took 0.5 ms into a kept

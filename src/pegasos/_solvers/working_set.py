@@ -405,7 +405,7 @@ class _Columns:
         m = self.vars.size
         if self._block.shape[0] != m:
             self._block = np.empty((m, m))
-        return _ws.gather_block(self.store, self.slots, self.rows, self._block)
+        return _ws.kept_block(self.store, self.slots, self.rows, self._block)
 
     def add(self, F, delta):
         """F += K(X, working set) @ delta, over the variables whose delta is not zero (F is
