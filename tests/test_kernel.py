@@ -783,6 +783,27 @@ def test_nu_from_svm_takes_a_fitted_binary_svc_and_refuses_a_one_vs_one_one():
         nu_from_svm(SVC().fit(Xi, yi), Xi, yi)
 
 
+def test_engine_only_holds_in_its_own_thread_only():
+    import threading
+
+    seen = {}
+    inside, done = threading.Event(), threading.Event()
+
+    def other():
+        inside.wait()
+        seen["other"] = gram.use_gram(60)
+        done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with gram.engine_only():
+        seen["here"] = gram.use_gram(60)
+        inside.set()
+        done.wait()
+    thread.join()
+    assert seen == {"here": False, "other": True}
+
+
 def test_engine_only_sends_a_small_fit_and_its_prediction_to_the_engine(monkeypatch):
     """Inside ``_solvers.gram.engine_only()`` (where ``pegasos compile`` fills the engine's
     paths on small inputs) no fit trains on the kernel matrix and no prediction is computed
@@ -808,7 +829,7 @@ def test_engine_only_sends_a_small_fit_and_its_prediction_to_the_engine(monkeypa
         added.clear()
         scores = model.decision_function(X)
     assert added == [blocks.Threads]  # the prediction: one block of support vectors
-    assert gram.GRAM_ROWS > 0 and gram.PREDICT_ENTRIES > 0  # restored
+    assert gram.use_gram(60) and gram.predicts_here(60 * 60)  # restored
     monkeypatch.setattr(gram, "decision_values", numpy_values)
     np.testing.assert_allclose(model.decision_function(X), scores, atol=1e-10)  # NumPy's
 

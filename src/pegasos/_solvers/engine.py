@@ -124,8 +124,8 @@ def decision_values(rows_x, rows_sv, coef, kern):
     (:func:`engine_for` the test rows: :func:`~pegasos._numba.blocks.add_gathered`
     or ``add_tiles``) with the test rows as X: the function a fit compiles for
     rows of this kind, so a first prediction compiles nothing new.  A prediction of
-    at most :data:`~.gram.PREDICT_ENTRIES` kernel values (test rows x support vectors)
-    is computed by NumPy's matrix products instead (:func:`.gram.decision_values`):
+    at most :data:`~.gram.PREDICT_ENTRIES` kernel values (test rows x support vectors;
+    :func:`~.gram.predicts_here`) is computed by NumPy's matrix products instead (:func:`.gram.decision_values`):
     nothing compiled, so a small fit's first prediction does not wait for the compiler.
     """
     if rows_x.n_features != rows_sv.n_features:
@@ -135,7 +135,7 @@ def decision_values(rows_x, rows_sv, coef, kern):
         raise ValueError(f"X is {dtype_of(rows_x)} but the support vectors are "
                          f"{dtype_of(rows_sv)}.")
     check_array("dual_coef_", coef, (None, rows_sv.n_rows))
-    if rows_x.n_rows * rows_sv.n_rows <= _gram.PREDICT_ENTRIES:
+    if _gram.predicts_here(rows_x.n_rows * rows_sv.n_rows):
         return _gram.decision_values(rows_x, rows_sv, coef, kern)
     out = np.zeros((rows_x.n_rows, coef.shape[0]))
     x = points(rows_x, row_sqnorms(rows_x.kernel, rows_x.n_rows))

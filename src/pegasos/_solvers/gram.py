@@ -17,6 +17,7 @@ models equal the engine's up to rounding, not bit for bit.
 """
 
 import contextlib
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -46,23 +47,33 @@ DENSE_ENTRIES = 1 << 22
 
 def use_gram(n_rows):
     """Whether a training set of ``n_rows`` rows trains on its kernel matrix: at most
-    :data:`GRAM_ROWS`."""
-    return n_rows <= GRAM_ROWS
+    :data:`GRAM_ROWS`, outside :func:`engine_only`."""
+    return n_rows <= GRAM_ROWS and not _ENGINE_ONLY.get()
+
+
+def predicts_here(entries):
+    """Whether a prediction of ``entries`` kernel values (test rows x support vectors) is
+    computed here, by NumPy: at most :data:`PREDICT_ENTRIES`, outside
+    :func:`engine_only`."""
+    return entries <= PREDICT_ENTRIES and not _ENGINE_ONLY.get()
+
+
+#: Whether the fits and predictions of this thread (or task) take the engine whatever
+#: their size (:func:`engine_only`): a context variable, so that one thread's choice is
+#: not another's.
+_ENGINE_ONLY = contextvars.ContextVar("pegasos_engine_only", default=False)
 
 
 @contextlib.contextmanager
 def engine_only():
-    """Every fit and prediction inside runs on the blocked engine, however small
-    (:data:`GRAM_ROWS` and :data:`PREDICT_ENTRIES` are 0 meanwhile): ``pegasos compile``
-    compiles the engine's paths on small inputs with it.  Not thread-safe: it sets
-    module settings."""
-    global GRAM_ROWS, PREDICT_ENTRIES
-    saved = GRAM_ROWS, PREDICT_ENTRIES
-    GRAM_ROWS = PREDICT_ENTRIES = 0
+    """Every fit and prediction inside, in this thread, runs on the blocked engine,
+    however small: ``pegasos compile`` compiles the engine's paths on small inputs with
+    it.  The other threads' fits are not affected."""
+    token = _ENGINE_ONLY.set(True)
     try:
         yield
     finally:
-        GRAM_ROWS, PREDICT_ENTRIES = saved
+        _ENGINE_ONLY.reset(token)
 
 
 def _matrix(rows):
