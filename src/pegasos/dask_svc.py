@@ -56,30 +56,36 @@ Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
 import contextlib
+import copy
+import ctypes
 import functools
 import inspect
 import math
 import os
+import platform
 import threading
 import time
 import uuid
 from numbers import Integral
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_array
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import check_two_classes, check_weighted_classes
 from ._probability import _has_probability
-from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
+from ._rows import COMPACT_ROW_BYTES, as_rows, check_sparse_structure, compact_columns, stack_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
+from ._solvers.across import Partition, plan_rows, run_across
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
 from .kernel import _kernel_args
-from .svc import Cut, DualSVC, Problem, _say
+from .svc import Cut, DualSVC, Problem, _say, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -129,10 +135,6 @@ def _pooled_variance(moments):
 def _checked_rows(block, dtype):
     """One chunk of X, checked as the in-memory fit checks X (finite, sparse structure),
     in ``dtype`` (float32 rows stay float32, as DualSVC keeps them)."""
-    from sklearn.utils import check_array
-
-    from ._rows import check_sparse_structure
-
     check_sparse_structure(block)
     return check_array(block, accept_sparse="csr", dtype=dtype, order="C",
                        accept_large_sparse=True, ensure_min_samples=0, input_name="X")
@@ -241,9 +243,6 @@ def _env_bytes(name, default):
 @functools.cache
 def _glibc():
     """glibc's C library (None on another one)."""
-    import ctypes
-    import platform
-
     if platform.libc_ver()[0] != "glibc":
         return None
     try:
@@ -275,9 +274,6 @@ def _solve_task(est, task, blocks, gram):
     threads.  ``gram``: the small training set's (squared norms, kernel matrix), or
     None.  Returns (the result, its kernel evaluations, its probability sigmoid or
     None, the worker's seconds, the bytes of its rows)."""
-    import copy
-
-    import numba
     from distributed import get_worker
 
     tic = time.perf_counter()
@@ -312,8 +308,6 @@ class _Holder:
     worker's threads with its heap kept (:func:`_heap_kept`), their time counted."""
 
     def __init__(self, chunks, rows, Y, C, kern, slots, used, threads):
-        from ._solvers.across import Partition
-
         X = _stack(*chunks)
         if used is not None:  # (wide CSR rows: the training set's used columns, as in memory)
             X = sp.csr_matrix((X.data, np.searchsorted(used, X.indices).astype(X.indices.dtype),
@@ -323,8 +317,6 @@ class _Holder:
         self.held = _heap_hold()
 
     def _run(self, name, *args):
-        import numba
-
         tic = time.perf_counter()
         before = numba.get_num_threads()
         numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
@@ -629,9 +621,6 @@ class DaskDualSVC(DualSVC):
         """The one problem on all rows, its rows spread over the workers
         (:func:`~pegasos._solvers.across.run_across`): ([its result], kernel
         evaluations)."""
-        from ._solvers.across import plan_rows, run_across
-        from .svc import working_set_plan
-
         Y = problems[0].Y  # (the one problem, on all rows)
         n = len(y)
         plan = working_set_plan(self, n, plan_rows(n), n)

@@ -26,6 +26,7 @@ values are stored in float32, gradients updated entry by entry in the same
 order), so the iterates, and the model, are the in-memory solver's.
 """
 
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -148,8 +149,6 @@ def run_across(parts, owned, Y, C, plan, resolve):
     their values; ``owned[w]`` the training numbers of part w's rows) by the iteration of
     :func:`~pegasos._solvers.working_set.run` (its ``plan``); returns its
     :class:`~pegasos._solvers.working_set.Result` (no ``store``)."""
-    import time
-
     n, n_problems = Y.shape
     q = min(plan.q, n)
     book = _Columns.book(n, q, min(n, q + min(plan.new, q) + plan.cache_rows))
