@@ -141,6 +141,17 @@ def test_rows_across_workers_are_the_in_memory_fit(cluster, digits, kind):
     _assert_same_model(memory, dist)
 
 
+def test_empty_chunks_hold_nothing(cluster, digits):
+    X, y = digits
+    chunks = (0, 900, 0, 897)
+    Xd, yd = da.from_array(X, chunks=(chunks, (64,))), da.from_array(y % 2, chunks=(chunks,))
+    with engine_only():
+        memory = DualSVC(C=3, gamma=0.03).fit(X, y % 2)
+    dist = DaskDualSVC(C=3, gamma=0.03, scheduler=cluster.scheduler_address).fit(Xd, yd)
+    assert dist.distribute_ == "rows" and dist.across_["rows"] == [900, 897]
+    _assert_same_model(memory, dist)
+
+
 def test_distribute_auto_and_its_refusals(cluster, digits):
     X, y = digits
     at = dict(scheduler=cluster.scheduler_address)

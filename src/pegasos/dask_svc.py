@@ -881,7 +881,7 @@ class _TrainingRows:
                                                               n_workers + 1)[1:-1])
         out, taken = [], set()
         for chunks in np.split(np.arange(len(self.parts)), np.unique(bounds + 1)):
-            if not chunks.size:
+            if not self.sizes[chunks].sum():  # (no rows: no holder)
                 continue
             held = {}
             for i in chunks:
