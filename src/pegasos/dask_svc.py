@@ -384,8 +384,9 @@ class LostRowsError(RuntimeError):
     """A distributed fit lost rows, or a task, that it cannot compute again.
 
     Raised by :meth:`DaskDualSVC.fit` when a worker died with rows scattered
-    from the driver, or when a problem's task killed its worker each time it
-    ran (out of memory); never a model.
+    from the driver, or with rows of a problem spread across workers
+    (``distribute="rows"``), or when a problem's task killed its worker each
+    time it ran (out of memory); never a model.
 
     See Also
     --------
