@@ -39,15 +39,15 @@ from .engine import engine_for, points
 from .threads import one_blas_thread
 from .working_set import (
     STORE_DTYPE,
+    SVC_DUAL,
     InnerPlan,
     Result,
-    Subproblem,
     WorkingSetState,
     _Columns,
     _top,
     alternate,
     intercepts,
-    solve_block,
+    solve_set,
     tolerance_of,
     union_by_pairs,
     violations,
@@ -185,14 +185,8 @@ def run_across(parts, owned, Y, C, plan, resolve):
             at = np.flatnonzero(owner[wvars] == w)
             K[:, at] = columns
             F[at] = gradients
-        bound, delta, moved = C[wvars], np.zeros((wvars.size, n_problems)), 0
-        for c in active:
-            y = np.ascontiguousarray(Y[wvars, c])
-            block = Subproblem(K, y, bound, a[wvars, c], y * F[:, c] - 1.0)
-            s, _, _ = solve_block(block, inner)
-            moved += s
-            delta[:, c] = y * (block.a - a[wvars, c])
-            a[wvars, c] = block.a
+        delta, moved = solve_set(K, Y[wvars], C[wvars], a, wvars, F, SVC_DUAL.p, active,
+                                 inner)
         update = (slots, delta, wvars, a[wvars])
         steps += moved
         it += 1

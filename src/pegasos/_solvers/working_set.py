@@ -505,17 +505,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
             ws.bring(new, points, kern)
         wvars, rows = ws.vars, ws.rows
         K = ws.block()
-        bound = C[wvars]
-        delta = np.zeros((wvars.size, n_problems))
-        moved = 0
-        for c in active:
-            y = np.ascontiguousarray(Y[wvars, c])
-            p = dual.p if np.ndim(dual.p) == 0 else dual.p[wvars, c]
-            block = Subproblem(K, y, bound, state.a[wvars, c], y * state.F[rows, c] + p)
-            s, _, _ = solve_block(block, inner)
-            moved += s
-            delta[:, c] = y * (block.a - state.a[wvars, c])
-            state.a[wvars, c] = block.a
+        p = dual.p if np.ndim(dual.p) == 0 else dual.p[wvars]
+        delta, moved = solve_set(K, Y[wvars], C[wvars], state.a, wvars, state.F[rows],
+                                 p, active, inner)
         ws.add(state.F, delta)
         if not np.all(np.isfinite(C)) and _diverged(Y, state, dual):
             raise ValueError(
@@ -538,6 +530,25 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
     return Result(state, intercept, viol, it, seconds,
                   ws.computed - (0 if columns is None else computed), steps,
                   bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r, store=ws)
+
+
+def solve_set(K, Y, bound, a, wvars, F, p, active, inner):
+    """Each active problem's subproblem on the working set ``wvars`` by SMO
+    (:func:`~pegasos._numba.working_set.solve_block`): ``K`` the set's block, ``Y``,
+    ``bound``, ``F`` and ``p`` its variables' targets, bounds, gradients' F rows and
+    linear term (a number, or (set, problems)); ``a`` all the dual variables (n_vars,
+    problems), the set's rows updated in place.  Returns (the change of ``y a`` on the
+    set, (set, problems); the pair steps taken)."""
+    delta, moved = np.zeros((wvars.size, Y.shape[1])), 0
+    for c in active:
+        y = np.ascontiguousarray(Y[:, c])
+        block = Subproblem(K, y, bound, a[wvars, c],
+                           y * F[:, c] + (p if np.ndim(p) == 0 else p[:, c]))
+        s, _, _ = solve_block(block, inner)
+        moved += s
+        delta[:, c] = y * (block.a - a[wvars, c])
+        a[wvars, c] = block.a
+    return delta, moved
 
 
 #: With C=inf, a sum of the dual variables past this and this many times ||w||^2 says that
