@@ -295,23 +295,26 @@ class _Columns:
         self.refill = refill
         self.gram = gram  # (the kernel matrix, the rows of it these are: None for all), or None
         self.var_rows = var_rows
-        if gram is not None and gram[1] is None:  # every column kept already
+        every = gram is not None and gram[1] is None  # every column kept already
+        if every:
             self.store, slots = self.gram[0], n
-            self.slot_of = np.arange(n, dtype=np.int64)
-            self.row_of = np.arange(n, dtype=np.int64)
         else:
             check_memory(slots * n * np.dtype(dtype).itemsize,
                          f"the working-set solver's kernel columns ({slots} columns of {n} rows: "
                          "the working set and the columns that cache_size keeps)")
             self.store = np.empty((slots, n), dtype)
-            self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
-            self.row_of = np.full(slots, -1, np.int64)
+        self._start_book(n, q, slots)
+        if every:  # (row i's column in slot i)
+            self.slot_of[:] = self.row_of[:] = np.arange(n)
+        self._block = np.empty((0, 0))
+
+    def _start_book(self, n, q, slots):
+        """An empty working set of size ``q``, no column kept in the ``slots`` slots."""
+        self.slot_of = np.full(n, -1, np.int64)  # each row's slot, -1 if not kept
+        self.row_of = np.full(slots, -1, np.int64)
         self.used = np.zeros(slots, np.int64)  # when each slot was last brought in
         self.vars = np.empty(0, np.int64)
-        self.q = q
-        self.clock = 0
-        self.computed = 0
-        self._block = np.empty((0, 0))
+        self.q, self.clock, self.computed = q, 0, 0
 
     @classmethod
     def book(cls, n, q, slots):
@@ -320,11 +323,7 @@ class _Columns:
         (:mod:`.across`)."""
         self = cls.__new__(cls)
         self.gram, self.var_rows, self.refill, self.store = None, None, False, None
-        self.slot_of = np.full(n, -1, np.int64)
-        self.row_of = np.full(slots, -1, np.int64)
-        self.used = np.zeros(slots, np.int64)
-        self.vars = np.empty(0, np.int64)
-        self.q, self.clock, self.computed = q, 0, 0
+        self._start_book(n, q, slots)
         return self
 
     @property
