@@ -77,3 +77,12 @@ def test_max_iter_stops_both_alike(digits):
                                  working_set_size=32, max_iter=5)
     assert not memory.converged and memory.n_iter == 5
     _assert_same(memory, across)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_holder_refuses_rows_on_which_the_kernel_overflows(digits):
+    X, y = digits
+    est = DualSVC(gamma=0.03)
+    est.gamma_ = 0.03
+    with pytest.raises(ValueError, match="The kernel overflows on this data"):
+        Partition(X[:50] * 1e300, np.arange(50), np.ones((50, 1)), np.ones(50), est._kargs, 4)

@@ -67,7 +67,13 @@ from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
 from ._solvers import sbp as _sbp
-from ._solvers.engine import block_columns, decision_values, engine_for, points
+from ._solvers.engine import (
+    block_columns,
+    check_kernel_finite,
+    decision_values,
+    engine_for,
+    points,
+)
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
@@ -266,11 +272,7 @@ class _KernelModel(BaseEstimator):
             sqnorm = (np.zeros(rows.n_rows) if self.kernel == "precomputed"
                       else row_sqnorms(rows.kernel, rows.n_rows))
             diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
-        if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
-            raise ValueError(
-                "The kernel overflows on this data: squared row norms or K(x, x) are not "
-                "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
-            )
+        check_kernel_finite(sqnorm, diag)
         return rows, sqnorm, diag, gram
 
     def _fit_callable(self, X, y, sample_weight):

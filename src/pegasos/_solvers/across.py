@@ -33,9 +33,10 @@ import numpy as np
 
 from .._numba import blocks as _blocks
 from .._numba import working_set as _nws
+from .._numba.kernels import kernel_diagonal
 from .._numba.linear import row_sqnorms
 from .._rows import as_rows
-from .engine import engine_for, points
+from .engine import check_kernel_finite, engine_for, points
 from .threads import one_blas_thread
 from .working_set import (
     STORE_DTYPE,
@@ -68,6 +69,7 @@ class Partition:
         self.rows = np.asarray(rows, dtype=np.int64)
         prepared = as_rows(X, X.dtype)
         self.points = points(prepared, row_sqnorms(prepared.kernel, prepared.n_rows))
+        check_kernel_finite(self.points.sqnorm, kernel_diagonal(self.points, kern))
         self.Y, self.C, self.kern = np.ascontiguousarray(Y), np.asarray(C, np.float64), kern
         n, n_problems = self.Y.shape
         self.a = np.zeros((n, n_problems))

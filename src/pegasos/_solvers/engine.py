@@ -87,6 +87,16 @@ def points(rows, sqnorm):
     return Points(rows=rows.kernel, n_features=rows.n_features, sqnorm=sqnorm)
 
 
+def check_kernel_finite(sqnorm, diag):
+    """Refuse rows on which the kernel overflows: squared norms ``sqnorm`` or K(x, x)
+    (``diag``) not finite in float64."""
+    if not (np.all(np.isfinite(sqnorm)) and np.all(np.isfinite(diag))):
+        raise ValueError(
+            "The kernel overflows on this data: squared row norms or K(x, x) are not "
+            "finite in float64. Scale the input (e.g. with StandardScaler or MaxAbsScaler)."
+        )
+
+
 def run_calls(T, draws_per_step, step, scal, report=None):
     """T iterations by compiled calls of about 65,536 draws each: ``step(steps, t) -> (t, evals)``.
 
