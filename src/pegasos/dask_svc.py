@@ -675,13 +675,18 @@ class DaskDualSVC(DualSVC):
             self._report(client, problems, 0, result, result.seconds, n)
         return [result], n + int(result.columns) * n
 
-    def _worker_copy(self):
-        """The in-memory estimator the tasks run: these parameters, no callback (the
-        driver reports), ``gamma_`` and the probability folds' seed."""
+    def _as_dualsvc(self):
+        """A :class:`~pegasos.DualSVC` of these parameters but the cluster's and the
+        callback (the driver reports)."""
         params = self.get_params(deep=False)
-        for name in ("distribute", "scheduler", "n_workers", "callback", "verbose"):
+        for name in ("distribute", "scheduler", "n_workers", "callback"):
             params.pop(name)
-        est = DualSVC(**params)
+        return DualSVC(**params)
+
+    def _worker_copy(self):
+        """The in-memory estimator the tasks run: these parameters, silent, with
+        ``gamma_`` and the probability folds' seed."""
+        est = self._as_dualsvc().set_params(verbose=False)
         est.gamma_ = self.gamma_
         est._fold_seed = getattr(self, "_fold_seed", 0)
         return est
@@ -694,9 +699,9 @@ class DaskDualSVC(DualSVC):
         n = len(y)
         small = use_gram(n)
         blocks, orders = training.problem_blocks(y, problems)
-        gram = client.submit(_training_matrix, self._worker_copy(), training.all_rows(),
-                             pure=False) if small else None
         est, tag = client.scatter(self._worker_copy(), broadcast=True), uuid.uuid4().hex[:8]
+        gram = client.submit(_training_matrix, est, training.all_rows(),
+                             pure=False) if small else None
         futures = {}
         for p, (keep, Y) in enumerate(problems):
             labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
@@ -744,10 +749,7 @@ class DaskDualSVC(DualSVC):
 
     def _local(self):
         """A :class:`~pegasos.DualSVC` holding this model (what each chunk's task runs)."""
-        params = self.get_params(deep=False)
-        for name in ("distribute", "scheduler", "n_workers", "callback"):
-            params.pop(name)
-        local = DualSVC(**params)
+        local = self._as_dualsvc()
         for key, value in vars(self).items():
             if key.endswith("_") and not key.startswith("__"):
                 setattr(local, key, value)
