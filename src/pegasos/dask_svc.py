@@ -85,7 +85,7 @@ from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
 from .kernel import _kernel_args
-from .svc import Cut, DualSVC, Problem, _say, working_set_plan
+from .svc import Cut, DualSVC, Problem, _say, training_coef, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -734,11 +734,7 @@ class DaskDualSVC(DualSVC):
 
     def _report(self, client, problems, p, result, seconds, n):
         keep, Y = problems[p]
-        coef = Y[:, 0] * result.state.a[:, 0]
-        if keep is not None:
-            full = np.zeros(n)
-            full[keep] = coef
-            coef = full
+        coef = training_coef(Y[:, 0] * result.state.a[:, 0], keep, n)
         self.callback(Report(
             problem=p, n_problems=len(problems), t=int(result.n_iter),
             iterations=int(result.n_iter), iterations_total=max(int(self.max_iter), 0),

@@ -134,6 +134,16 @@ class Cut(NamedTuple):
     n_total: int
 
 
+def training_coef(coef, keep, n_total):
+    """A problem's coefficients on its rows ``keep`` (None: all) as one per training row
+    (what a report carries)."""
+    if keep is None:
+        return coef
+    full = np.zeros(n_total)
+    full[keep] = coef
+    return full
+
+
 def working_set_plan(est, n_vars, rows, n_total):
     """The :class:`~pegasos._solvers.working_set.WorkingSetPlan` of the estimator ``est``
     (its ``working_set_size``, ``tol``, ``max_iter``, ``cache_size``) for a problem of
@@ -523,11 +533,7 @@ class DualSVC(_KernelClassifier):
             def report(it, columns, seconds, state, intercept):
                 reported[0] = it
                 for c in range(Y.shape[1]):
-                    coef = Y[:, c] * state.a[:, c]
-                    if keep is not None:  # one coefficient per training row
-                        full = np.zeros(n_total)
-                        full[keep] = coef
-                        coef = full
+                    coef = training_coef(Y[:, c] * state.a[:, c], keep, n_total)
                     self.callback(Report(
                         problem=first + c, n_problems=max(total, Y.shape[1]), t=it,
                         iterations=it, iterations_total=max(plan.max_iter, 0),
