@@ -634,7 +634,7 @@ class DaskDualSVC(DualSVC):
             used = np.unique(np.concatenate(found))
         stats = {"bytes_sent": 0, "bytes_received": 0, "waiting_seconds": 0.0}
         holders, owned = [], []
-        for worker, chunks in training.groups(client, len(info)):
+        for worker, chunks in training.groups(len(info)):
             rows = np.concatenate([np.arange(training.offsets[i], training.offsets[i + 1])
                                    for i in chunks])
             actor = client.submit(_Holder, [training.parts[i] for i in chunks], rows, Y[rows],
@@ -870,12 +870,12 @@ class _TrainingRows:
         out = _stack(*self.client.gather(futures))
         return out[np.argsort(order, kind="stable")]
 
-    def groups(self, client, n_workers):
+    def groups(self, n_workers):
         """The chunks split into at most ``n_workers`` consecutive groups of about equal
         rows, each with the worker that holds most of its rows (one worker a group):
         [(worker, chunk numbers)]."""
-        who = client.who_has(self.parts)
-        workers = sorted(client.scheduler_info()["workers"])
+        who = self.client.who_has(self.parts)
+        workers = sorted(self.client.scheduler_info()["workers"])
         bounds = np.searchsorted(self.offsets[1:], np.linspace(0, self.shape[0],
                                                               n_workers + 1)[1:-1])
         out, taken = [], set()
