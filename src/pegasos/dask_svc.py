@@ -903,7 +903,8 @@ class _TrainingRows:
         order (None when they are): one block per class for the pairs of classes, all
         rows for the others."""
         labels = np.searchsorted(np.unique(y), y)
-        blocks, orders, by_class = [], [], {}
+        members, by_class = {}, {}  # each class's training rows, and its block
+        blocks, orders = [], []
         for keep, Y in problems:
             if keep is None:
                 blocks.append([self.all_rows()])
@@ -912,17 +913,17 @@ class _TrainingRows:
             pair = np.unique(labels[keep])
             for c in pair:
                 if c not in by_class:
-                    by_class[c] = self._class_block(labels, c)
-            ends = [np.flatnonzero(labels == c) for c in pair]
+                    members[c] = np.flatnonzero(labels == c)
+                    by_class[c] = self._class_block(members[c])
             blocks.append([by_class[c] for c in pair])
-            orders.append(np.argsort(np.concatenate(ends), kind="stable"))
+            orders.append(np.argsort(np.concatenate([members[c] for c in pair]),
+                                     kind="stable"))
         return blocks, orders
 
-    def _class_block(self, labels, c):
-        """A future of class ``c``'s rows, in training order, in one block."""
-        takes = []
-        for p, part in enumerate(self.parts):
-            local = np.flatnonzero(labels[self.offsets[p]:self.offsets[p + 1]] == c)
-            if local.size:
-                takes.append(self.client.submit(_take, part, local, pure=False))
+    def _class_block(self, rows):
+        """A future of the training rows ``rows`` (one class's, increasing) in one block."""
+        ends = np.searchsorted(rows, self.offsets)
+        takes = [self.client.submit(_take, part, rows[ends[p]:ends[p + 1]] - self.offsets[p],
+                                    pure=False)
+                 for p, part in enumerate(self.parts) if ends[p + 1] > ends[p]]
         return self.client.submit(_stack, *takes, pure=False)
