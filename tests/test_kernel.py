@@ -145,6 +145,34 @@ def test_precomputed_blocks_are_gram_columns():
     )
 
 
+
+@pytest.mark.parametrize("layout", ["dense", "float32", "csr", "precomputed"])
+def test_kernel_rows_land_in_their_slots_and_nowhere_else(layout):
+    """The working-set solver's columns: column m of the block written to row slots[m] of
+    the store (slots in any order, more columns than one copy takes at a time, a last
+    tile shorter than the others), the other rows left as they were."""
+    X, _ = make_binary(n=700, d=6, density=0.6, seed=41)
+    args = kern.Kernel(kern.RBF, 0.3, 0.0, 3)
+    ref = pairwise_kernels(X, metric="rbf", gamma=0.3)
+    if layout == "precomputed":
+        X, args = ref, kern.Kernel(kern.PRECOMPUTED, 1.0, 0.0, 3)
+    dtype = np.float32 if layout == "float32" else np.float64
+    rows = as_rows(sp.csr_matrix(X) if layout == "csr" else X.astype(dtype), dtype)
+    sq = np.zeros(700) if layout == "precomputed" else row_sqnorms(rows.kernel, rows.n_rows)
+    points = kern.Points(rows.kernel, X.shape[1], sq)
+    rng = np.random.default_rng(42)
+    idx = rng.choice(700, 3 * blocks.WRITE_COLUMNS + 7, replace=False).astype(np.int64)
+    assert blocks.tile_rows(idx.size) < 700  # two tiles, the second shorter
+    slots = rng.permutation(120)[: idx.size].astype(np.int64)
+    tol = {"rtol": 2e-6, "atol": 1e-6} if layout == "float32" else {"rtol": 1e-7, "atol": 1e-7}
+    for engine_ in (blocks.SERIAL, blocks.THREADS):
+        out = np.full((120, 700), -1.0, np.float32)
+        blocks.fill_rows(engine_, points, idx, args, out, slots)
+        np.testing.assert_allclose(out[slots], ref[idx], **tol)  # float32 columns
+        untouched = np.setdiff1d(np.arange(120), slots)
+        assert np.all(out[untouched] == -1.0)
+
+
 @settings(max_examples=60, deadline=None)
 @given(x=st.lists(st.floats(-800.0, 0.0) | st.sampled_from([0.0, -1e-300, -708.0, -707.9]),
                   min_size=1, max_size=50))

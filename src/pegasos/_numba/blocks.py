@@ -349,7 +349,7 @@ def _block_rows(points, block, kern, out, slots):
     for tile in prange((n + rows_per - 1) // rows_per):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
-        _write_rows(_plain_tile(rows, flat, plain_kern, lo, hi), out, slots, lo)
+        _plain_write(rows, flat, plain_kern, lo, hi, out, slots)
 
 
 @njit
@@ -364,7 +364,7 @@ def block_rows_serial(points, block, kern, out, slots):
     n = points.sqnorm.shape[0]
     rows_per = tile_rows(block.sq_z.shape[0])
     for lo in range(0, n, rows_per):
-        _write_rows(_tile(points, lo, min(n, lo + rows_per), block, kern), out, slots, lo)
+        write_tile(points, lo, min(n, lo + rows_per), block, kern, out, slots)
 
 
 def fill_rows(engine, points, idx, kern, out, slots):
@@ -380,20 +380,85 @@ def fill_block_rows(engine, points, block, kern, out, slots):
     fn(points, block, kern, out, slots)
 
 
+#: Columns of a tile copied together into the rows of ``out`` (:func:`_write_rows`).
+WRITE_COLUMNS = 32
+
+
+def write_tile(points, lo, hi, block, kern, out, slots):
+    """``out[slots[m], lo:hi] = K(X[block.idx[m]], X[lo:hi])``: one tile of
+    :func:`kernel_rows`, the columns of the block written as rows of ``out``.
+
+    Dense rows are multiplied the other way round, ``Z @ X[lo:hi].T``
+    (:func:`slot_products`), so that each column of the block comes out as a
+    contiguous row and is copied as one; CSR rows and a Gram matrix give the
+    tile as (rows, columns), copied a few columns at a time (:func:`_write_rows`).
+    The values are the same either way, bit for bit (the same products, the same
+    transform).  Copying a (rows, columns) tile one column at a time read it with
+    a stride of a whole row, a page apart: on the covtype subset and ijcnn1 (dense,
+    512 columns) that copy took 45-55% of the block, against 20-30% now.
+    """
+    K = _tile(points, lo, hi, block, kern)
+    _write_rows(K, out, slots, lo)
+
+
+@overload(write_tile)
+def _write_tile(points, lo, hi, block, kern, out, slots):
+    if isinstance(points.types[points.fields.index("rows")], types.Array):
+
+        def impl(points, lo, hi, block, kern, out, slots):
+            if kern.code == PRECOMPUTED:
+                _write_rows(gram_columns(points.rows, lo, hi, block.idx), out, slots, lo)
+                return
+            K = slot_products(points.rows, lo, hi, block.Z)
+            transform(K, block.sq_z, points.sqnorm[lo:hi], kern)
+            for m in range(slots.shape[0]):
+                _row_copy(K[m], out[slots[m], lo:hi])
+
+    else:
+
+        def impl(points, lo, hi, block, kern, out, slots):
+            _write_rows(_tile(points, lo, hi, block, kern), out, slots, lo)
+
+    return impl
+
+
+def slot_products(rows, lo, hi, Z):
+    """``Z @ X[lo:hi].T`` in float64 (dense rows): the block's rows against a tile."""
+    return (Z @ rows[lo:hi].T).astype(np.float64)
+
+
+@overload(slot_products)
+def _slot_products(rows, lo, hi, Z):
+    if rows.dtype == types.float32:
+
+        def impl(rows, lo, hi, Z):
+            return np.dot(Z, _writable(rows[lo:hi]).T).astype(np.float64)
+
+    else:
+
+        def impl(rows, lo, hi, Z):
+            return np.dot(Z, _writable(rows[lo:hi]).T)
+
+    return impl
+
+
 @njit
 def _write_rows(part, out, slots, lo):
-    """out[slots[m], lo:lo + len(part)] = part[:, m]."""
-    for m in range(slots.shape[0]):
-        target = out[slots[m]]
+    """out[slots[m], lo:lo + len(part)] = part[:, m], :data:`WRITE_COLUMNS` columns of
+    ``part`` at a time (each row of ``part`` read a few cache lines at once)."""
+    b = slots.shape[0]
+    for m0 in range(0, b, WRITE_COLUMNS):
+        m1 = min(b, m0 + WRITE_COLUMNS)
         for j in range(part.shape[0]):
-            target[lo + j] = part[j, m]
+            for m in range(m0, m1):
+                out[slots[m], lo + j] = part[j, m]
 
 
 @njit
-def _plain_tile(rows, flat, plain_kern, lo, hi):
-    """:func:`_tile` of :func:`_plain`'s three (in a ``prange`` body)."""
+def _plain_write(rows, flat, plain_kern, lo, hi, out, slots):
+    """:func:`write_tile` of :func:`_plain`'s three (in a ``prange`` body)."""
     points, block, kern = _named(rows, flat, plain_kern)
-    return _tile(points, lo, hi, block, kern)
+    write_tile(points, lo, hi, block, kern, out, slots)
 
 
 @njit(inline="always")
