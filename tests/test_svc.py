@@ -503,3 +503,39 @@ def test_probability_folds_on_the_pairs_columns_are_the_refitted_folds(weights, 
     np.testing.assert_allclose(fast.predict_proba(X), refit.predict_proba(X), atol=1e-3)
     np.testing.assert_allclose(fast.probA_, refit.probA_, rtol=0.02)
     assert not hasattr(fast, "_sigmoids")  # (nothing of the folds stays on the model)
+
+
+@pytest.mark.parametrize("layout", ["dense", "float32", "csr"])
+def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
+    """The working set's block renewed from the previous one (kept variables' entries
+    copied, a kept variable's entry with a new one read from the new one's column) is
+    the block gathered whole from the kept columns: the engine's columns are symmetric
+    bit for bit, for dense and CSR rows, float64 and float32."""
+    from pegasos._numba import blocks
+    from pegasos._numba import kernels as kern
+    from pegasos._numba import working_set as nws
+    from pegasos._rows import as_rows
+    from pegasos.kernel import row_sqnorms
+
+    X = _problem(n=400, d=40, seed=5)[0]
+    X[np.abs(X) < 0.8] = 0.0  # sparse rows, with different entries
+    dtype = np.float32 if layout == "float32" else np.float64
+    rows = as_rows(sp.csr_matrix(X) if layout == "csr" else X.astype(dtype), dtype)
+    points = kern.Points(rows.kernel, 40, row_sqnorms(rows.kernel, rows.n_rows))
+    rng = np.random.default_rng(6)
+    store = np.zeros((400, 400), np.float32)
+    slot_of = rng.permutation(400).astype(np.int64)  # columns in scattered slots
+    first, second = rng.permutation(400)[:150], rng.permutation(400)[:150]
+    vars_ = [np.asarray(v, np.int64) for v in (first, np.concatenate([first[90:], second]))]
+    vars_[1] = vars_[1][np.sort(np.unique(vars_[1], return_index=True)[1])][:150]
+    computed = np.unique(np.concatenate(vars_))
+    blocks.fill_rows(blocks.THREADS, points, computed, kern.Kernel(kern.RBF, 0.02, 0.0, 3),
+                     store, slot_of[computed])
+    prev = nws.kept_block(store, slot_of[vars_[0]], vars_[0], np.empty((150, 150)))
+    at = np.array([np.flatnonzero(vars_[0] == v)[0] if v in vars_[0] else -1
+                   for v in vars_[1]], np.int64)
+    assert 0 < (at >= 0).sum() < 150  # some kept, some new
+    whole = nws.kept_block(store, slot_of[vars_[1]], vars_[1], np.empty((150, 150)))
+    renewed = nws.renewed_block(store, slot_of[vars_[1]], vars_[1], prev, at,
+                                np.empty((150, 150)))
+    np.testing.assert_array_equal(renewed, whole)

@@ -306,7 +306,8 @@ class _Columns:
         self._start_book(n, q, slots)
         if every:  # (row i's column in slot i)
             self.slot_of[:] = self.row_of[:] = np.arange(n)
-        self._block = np.empty((0, 0))
+        self._block = self._spare = np.empty((0, 0))
+        self._block_vars = np.empty(0, np.int64)  # the variables of ``_block``
 
     def _start_book(self, n, q, slots):
         """An empty working set of size ``q``, no column kept in the ``slots`` slots."""
@@ -400,11 +401,22 @@ class _Columns:
 
     def block(self):
         """K over the working set's variables (q, q) in float64, in a buffer that the next
-        call overwrites."""
+        call but one overwrites: the previous call's block is kept, and the entries of the
+        variables still in the set are copied from it
+        (:func:`~pegasos._numba.working_set.renewed_block`; not for a kernel matrix given
+        or made whole, which is read as it is)."""
         m = self.vars.size
-        if self._block.shape[0] != m:
-            self._block = np.empty((m, m))
-        return _ws.kept_block(self.store, self.slots, self.rows, self._block)
+        out = self._spare if self._spare.shape[0] == m else np.empty((m, m))
+        if self.gram is None and self._block_vars.size:
+            at = np.full(m, -1, np.int64)
+            _, mine, theirs = np.intersect1d(self.vars, self._block_vars, assume_unique=True,
+                                             return_indices=True)
+            at[mine] = theirs
+            _ws.renewed_block(self.store, self.slots, self.rows, self._block, at, out)
+        else:
+            _ws.kept_block(self.store, self.slots, self.rows, out)
+        self._spare, self._block, self._block_vars = self._block, out, self.vars
+        return out
 
     def add(self, F, delta):
         """F += K(X, working set) @ delta, over the variables whose delta is not zero (F is
