@@ -138,7 +138,7 @@ def _significand(buf, pos, stop):
         if _ZERO <= c <= _NINE:
             seen = True
             if digits < _MAX_DIGITS:
-                man = man * 10 + (c - _ZERO)
+                man = man * 10 + (int(c) - _ZERO)  # (int: a uint8 byte stays uint8 in Python)
                 digits += man != 0  # (leading zeros are not digits)
                 scale -= point
             else:
@@ -167,7 +167,7 @@ def _number(buf, pos, stop):
         power = 0
         start = pos
         while pos < stop and _ZERO <= buf[pos] <= _NINE and power < 100000:
-            power = power * 10 + (buf[pos] - _ZERO)
+            power = power * 10 + (int(buf[pos]) - _ZERO)
             pos += 1
         seen = seen and pos > start
         scale += sign * power
@@ -195,7 +195,7 @@ def _index(buf, pos, stop):
     for at in range(pos, stop):
         if not _ZERO <= buf[at] <= _NINE:
             return -1
-        value = value * 10 + (buf[at] - _ZERO)
+        value = value * 10 + (int(buf[at]) - _ZERO)
     return value
 
 
