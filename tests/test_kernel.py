@@ -1,5 +1,6 @@
 """The kernel engine and the kernel solvers: references, properties, real data."""
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -144,6 +145,43 @@ def test_precomputed_blocks_are_gram_columns():
         blocks.pair_block(points, idx[:2], idx, args), K[np.ix_(idx[:2], idx)]
     )
 
+
+
+
+def test_one_table_names_every_kernel_everywhere():
+    """The kernels' table is what the estimators, the command line's -t and LIBSVM's
+    model files accept, and every formula above is tested (KERNEL_CASES) for each of its
+    kernels but the given matrix."""
+    from pegasos import DualSVC, interchange
+    from pegasos import cli as cli_module
+    from pegasos._numba.codes import KERNEL_TABLE
+    from pegasos.kernel import KERNELS
+
+    names = [k.name for k in KERNEL_TABLE]
+    assert sorted(KERNELS) == sorted(names)
+    assert sorted(name for name, _ in KERNEL_CASES) == sorted(set(names) - {"precomputed"})
+    assert len({k.code for k in KERNEL_TABLE}) == len({k.libsvm for k in KERNEL_TABLE}) == 5
+    for k in KERNEL_TABLE:
+        assert cli_module.KERNEL_NAMES[str(k.libsvm)] == k.name
+        assert interchange.KERNEL_TYPES[k.name] == k.libsvm_name
+    with pytest.raises(ValueError, match="The 'kernel' parameter of DualSVC must be"):
+        DualSVC(kernel="laplacian").fit(*make_binary(n=20, d=3, seed=1))
+
+
+def test_a_code_no_formula_knows_gives_nan_not_another_kernel():
+    """A kernel code missing from a formula's branches (a new kernel added to the table
+    and not to a formula) makes NaN there, in every formula: never a fall-through to
+    the sigmoid's value, as the last branch once was."""
+    from pegasos._solvers import gram as gram_solver
+
+    unknown = kern.Kernel(99, 0.5, 1.0, 3)
+    assert np.isnan(kern.kernel_value(unknown, 0.3, 1.0, 1.0))
+    X, _ = make_binary(n=30, d=4, seed=43)
+    rows = as_rows(X)
+    points = kern.Points(rows.kernel, 4, row_sqnorms(rows.kernel, rows.n_rows))
+    block = engine.kernel_block(points, np.arange(5, dtype=np.int64), unknown)
+    assert np.isnan(block).all()
+    assert np.isnan(gram_solver._transform(X @ X.T, points.sqnorm, points.sqnorm, unknown)).all()
 
 
 @pytest.mark.parametrize("layout", ["dense", "float32", "csr", "precomputed"])
@@ -893,6 +931,8 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     big, labels = make_binary(n=engine.PARALLEL_ROWS + 10, d=5, seed=51)
     SBPClassifier(n_iter=5, random_state=0).fit(big, labels)
     KernelPegasosClassifier(n_iter=5, random_state=0).fit(big, labels)
+    if numba.config.DISABLE_JIT:  # (plain functions: nothing compiled to count)
+        return
     # one compile whatever the rows were: the SBP's only other is the other kind of draws
     # (a plan type; a biased fit in another test of this process compiles it)
     assert len(gram_numba.gram_pegasos_steps.signatures) == 1

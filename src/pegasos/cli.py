@@ -30,6 +30,7 @@ import sys
 import time
 import warnings
 
+from ._numba.codes import KERNEL_TABLE, KERNEL_TYPES
 from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 
 # Only the standard library at import: ``pegasos --help``, ``--version`` and a
@@ -47,8 +48,8 @@ UNLABELLED = ("one-class", "svr", "nu-svr")
 REGRESSION = ("svr", "nu-svr")
 #: LIBSVM's svm-train -s numbers
 LIBSVM_NUMBERS = {"0": "svc", "1": "nu-svc", "2": "one-class", "3": "svr", "4": "nu-svr"}
-KERNEL_NAMES = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid",  # LIBSVM's -t numbers
-                "4": "precomputed"}
+#: LIBSVM's -t numbers
+KERNEL_NAMES = {str(k.libsvm): k.name for k in KERNEL_TABLE}
 
 
 class _Failure(Exception):
@@ -242,8 +243,8 @@ def _class_weights(args, parser):
 
 def _kernel_params(args, parser):
     kernel = KERNEL_NAMES.get(args.kernel, args.kernel) or "rbf"
-    if kernel not in ("linear", "poly", "rbf", "sigmoid", "precomputed"):
-        parser.error(f"-t must be linear, poly, rbf, sigmoid, precomputed or 0-4; got "
+    if kernel not in KERNEL_TYPES:
+        parser.error(f"-t must be {', '.join(KERNEL_TYPES)} or 0-{len(KERNEL_TABLE) - 1}; got "
                      f"{args.kernel!r}")
     if kernel == "precomputed" and args.solver not in DUAL:
         parser.error("-t 4 (precomputed, LIBSVM's format) is for the dual solvers: -s svc, "

@@ -36,6 +36,7 @@ import os
 import numpy as np
 
 from ._files import quote, special_file, write_atomic
+from ._numba.codes import KERNEL_TABLE
 
 __all__ = ["from_liblinear", "from_libsvm", "to_liblinear", "to_libsvm"]
 
@@ -287,8 +288,9 @@ def _kind(est):
 
 
 #: Our kernel names and LIBSVM's kernel_type names.
-KERNEL_TYPES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf", "sigmoid": "sigmoid",
-                "precomputed": "precomputed"}
+KERNEL_TYPES = {k.name: k.libsvm_name for k in KERNEL_TABLE}
+#: The parameters each kernel's formula reads (written to a model, required in one).
+_PARAMETERS = {k.name: k.parameters for k in KERNEL_TABLE}
 _CLASSIFIERS = ("c_svc", "nu_svc")
 
 
@@ -400,11 +402,12 @@ def to_libsvm(est, path):
         raise ValueError("a model of a callable kernel has no LIBSVM form")
     labels, nr_sv, order, coef, rho, signs = _libsvm_layout(est)
     lines = [f"svm_type {SVM_TYPES[name]}", f"kernel_type {KERNEL_TYPES[est.kernel]}"]
-    if est.kernel == "poly":
+    reads = _PARAMETERS[est.kernel]
+    if "degree" in reads:
         lines.append(f"degree {int(est.degree)}")
-    if est.kernel in ("poly", "rbf", "sigmoid"):
+    if "gamma" in reads:
         lines.append(f"gamma {float(est.gamma_):.17g}")
-    if est.kernel in ("poly", "sigmoid"):
+    if "coef0" in reads:
         lines.append(f"coef0 {float(est.coef0):.17g}")
     lines += [f"nr_class {2 if labels is None else len(labels)}", f"total_sv {len(order)}",
               "rho " + " ".join(f"{v:.17g}" for v in rho)]
@@ -624,15 +627,16 @@ def from_libsvm(path):
     n_pairs = k * (k - 1) // 2 if classifier else 1
     rho = np.array(_numbers(fields, "rho", n_pairs, path))
     params = {"kernel": kernel}
-    gamma = _numbers(fields, "gamma", 1, path, required=kernel in ("poly", "rbf", "sigmoid"))
+    reads = _PARAMETERS[kernel]
+    gamma = _numbers(fields, "gamma", 1, path, required="gamma" in reads)
     if gamma is not None and not gamma[0] > 0:
         raise LibsvmFormatError(f"{path}, line {fields['gamma'][1]}: gamma must be > 0")
     if gamma is not None:
         params["gamma"] = gamma[0]
-    coef0 = _numbers(fields, "coef0", 1, path, required=kernel in ("poly", "sigmoid"))
+    coef0 = _numbers(fields, "coef0", 1, path, required="coef0" in reads)
     if coef0 is not None:
         params["coef0"] = coef0[0]
-    degree = _numbers(fields, "degree", 1, path, int, required=kernel == "poly")
+    degree = _numbers(fields, "degree", 1, path, int, required="degree" in reads)
     if degree is not None:
         if not 0 <= degree[0] < 2**31:
             raise LibsvmFormatError(f"{path}, line {fields['degree'][1]}: degree must be >= 0")

@@ -57,6 +57,7 @@ from ._base import (
 )
 from ._memory import check_memory
 from ._numba import kernels as _kern
+from ._numba.codes import KERNEL_TABLE
 from ._numba.kernel_pegasos import ResponseData, ResponsePlan
 from ._numba.kernels import Kernel
 from ._numba.linear import row_sqnorms
@@ -82,13 +83,8 @@ from .objective import DualityGap, best_multiple, feasible, finite_gap
 __all__ = ["KernelPegasosClassifier", "KernelPerceptron", "SBPClassifier", "nu_for",
            "nu_from_svm", "one_blas_thread"]
 
-KERNELS = {
-    "linear": _kern.LINEAR,
-    "rbf": _kern.RBF,
-    "poly": _kern.POLY,
-    "sigmoid": _kern.SIGMOID,
-    "precomputed": _kern.PRECOMPUTED,
-}
+#: Each kernel's code, by name (:data:`pegasos._numba.codes.KERNEL_TABLE`).
+KERNELS = {k.name: k.code for k in KERNEL_TABLE}
 
 
 #: The kernel parameters' entry in the docstrings of the Perceptron and the SBP.

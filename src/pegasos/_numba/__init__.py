@@ -6,7 +6,8 @@ pass), :mod:`.kernel_pegasos` (kernel Pegasos and the Perceptron, by chunks),
 :mod:`.sbp` (the SBP), :mod:`.gram` (the three on a small training set's kernel
 matrix), :mod:`.working_set` (the dual solver's SMO on a block and its gradient
 update), :mod:`.water_filling`, :mod:`.changes` (a step's changes merged by
-example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`.
+example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`, and
+the kernels' table their codes come from, :mod:`.codes` (plain Python).
 The rules (see CONTRIBUTING in the README):
 
 * compiled functions take NumPy arrays, numbers and named tuples of them only

@@ -48,6 +48,7 @@ from .kernels import (
     POLY,
     PRECOMPUTED,
     RBF,
+    SIGMOID,
     Points,
     named_kernel,
     plain_kernel,
@@ -145,7 +146,7 @@ def products(rows, lo, hi, Z, Zt):
     if isinstance(rows, np.ndarray):
         return (rows[lo:hi] @ Z.T).astype(np.float64)
     data, indices, indptr = rows
-    out = np.zeros((hi - lo, Z.shape[0]))
+    out = np.zeros((hi - lo, Zt.shape[1]))  # (Z may be left empty: prediction's blocks)
     for j in range(lo, hi):
         for p in range(indptr[j], indptr[j + 1]):
             out[j - lo] += data[p] * Zt[indices[p]]
@@ -268,10 +269,14 @@ def transform(out, sq_rows, sq_cols, kern):
         for j in range(n):
             for m in range(b):
                 out[j, m] = (gamma * out[j, m] + coef0) ** degree
-    elif kern.code != LINEAR:
+    elif kern.code == SIGMOID:
         for j in range(n):
             for m in range(b):
                 out[j, m] = math.tanh(gamma * out[j, m] + coef0)
+    elif kern.code != LINEAR:  # a code missing here (see kernels.KERNEL_TABLE)
+        for j in range(n):
+            for m in range(b):
+                out[j, m] = math.nan
 
 
 class Block(NamedTuple):
@@ -592,7 +597,7 @@ def row_products(rows, idx, Z, Zt):
     if isinstance(rows, np.ndarray):
         return (rows[idx] @ Z.T).astype(np.float64)
     data, indices, indptr = rows
-    out = np.zeros((len(idx), Z.shape[0]))
+    out = np.zeros((len(idx), Zt.shape[1]))
     for m, j in enumerate(idx):
         for p in range(indptr[j], indptr[j + 1]):
             out[m] += data[p] * Zt[indices[p]]

@@ -1,6 +1,9 @@
 """Kernel codes, kernel values, the diagonal, and one kernel column.
 
-Kernels are named by integer codes (the Python layer maps names to them).  The
+Kernels are named by integer codes, and :data:`.codes.KERNEL_TABLE` is the one list of
+them (the formulas here, in :func:`.blocks.transform` and in the small sets' NumPy
+path branch on its codes; a code that no formula knows gives NaN, never another
+kernel's value).  The
 solvers and prediction use the blocked engine of :mod:`.blocks`; the single
 column here is the reference path it replaced (measured against it in
 ``benchmarks/kernel_engine.py``).  A kernel column ``K(x_i, X)`` spreads
@@ -21,13 +24,8 @@ from numba import prange, types
 from numba.extending import overload
 
 from ._jit import njit, njit_parallel
+from .codes import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID
 from .rows import row_axpy, row_dot
-
-LINEAR = 0
-RBF = 1
-POLY = 2
-SIGMOID = 3
-PRECOMPUTED = 4
 
 
 class Kernel(NamedTuple):
@@ -106,7 +104,9 @@ def kernel_value(kern, dot, sq_a, sq_b):
         return math.exp(-kern.gamma * max(sq_a + sq_b - 2.0 * dot, 0.0))
     if kern.code == POLY:
         return (kern.gamma * dot + kern.coef0) ** kern.degree
-    return math.tanh(kern.gamma * dot + kern.coef0)
+    if kern.code == SIGMOID:
+        return math.tanh(kern.gamma * dot + kern.coef0)
+    return math.nan  # a code missing here (see KERNEL_TABLE)
 
 
 @njit

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .._numba.kernels import LINEAR, POLY, PRECOMPUTED, RBF
+from .._numba.codes import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID
 from .threads import one_blas_thread
 
 #: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
@@ -181,8 +181,10 @@ def _transform(products, sq_a, sq_b, kern):
             out *= kern.gamma
             out += kern.coef0
             out **= kern.degree
-        elif kern.code != LINEAR:
+        elif kern.code == SIGMOID:
             out *= kern.gamma
             out += kern.coef0
             np.tanh(out, out=out)
+        elif kern.code != LINEAR:  # a code missing here (see kernels.KERNEL_TABLE)
+            out[:] = np.nan
     return out
