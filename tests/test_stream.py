@@ -756,3 +756,19 @@ def test_seventeen_digit_numbers_are_converted_in_compiled_code():
     slow = set(out.slow[:n_slow, 0].tolist())
     fast = [i for i in range(nnz) if i not in slow]
     np.testing.assert_array_equal(out.values[fast].view(np.int64), values[fast].view(np.int64))
+
+
+
+def test_the_parsers_python_body_reads_the_numbers_the_compiled_one_reads():
+    """What a run with NUMBA_DISABLE_JIT=1 executes: the Python bodies of the number and
+    index readers.  A byte minus b'0' stayed uint8 under NumPy 2's promotion there, so
+    significands and exponents past 255 wrapped (0.999 read as 0.231)."""
+    from pegasos._numba import svmlight
+
+    for text in (b"0.999", b"123456789012", b"7e300", b"-2.5E-300", b"3"):
+        buf = np.frombuffer(text, np.uint8)
+        assert svmlight._number.py_func(buf, 0, len(text)) == (float(text), True)
+        digits = text.lstrip(b"-").split(b"e")[0].split(b"E")[0]
+        man = svmlight._significand.py_func(np.frombuffer(digits, np.uint8), 0, len(digits))[0]
+        assert man == int(digits.replace(b".", b""))
+    assert svmlight._index.py_func(np.frombuffer(b"123456", np.uint8), 0, 6) == 123456
