@@ -51,6 +51,16 @@ def a9a():
     return X, y, Xt, yt
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A dask.distributed LocalCluster of 2 worker processes of one thread each, one per
+    test module (the Dask backends' tests)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        yield cluster
+
+
 @pytest.fixture(params=["kernel-matrix", "engine"])
 def solver_path(request, monkeypatch):
     """Both ways a fit runs: on the training set's kernel matrix (``_solvers.gram``, the

@@ -7,7 +7,6 @@ import pytest
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from distributed import LocalCluster  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
 from pegasos import PegasosClassifier  # noqa: E402
@@ -15,13 +14,6 @@ from pegasos.dask_backend import DaskPegasosClassifier, partition_draws, round_c
 
 from . import naive  # noqa: E402
 from .conftest import make_binary  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster:
-        yield cluster
 
 
 @pytest.fixture(scope="module")

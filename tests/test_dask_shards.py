@@ -5,7 +5,6 @@ import pytest
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from distributed import LocalCluster  # noqa: E402
 from sklearn.datasets import dump_svmlight_file  # noqa: E402
 
 from pegasos import PegasosClassifier, load_svmlight  # noqa: E402
@@ -17,13 +16,6 @@ from .conftest import make_binary  # noqa: E402
 
 SIZES = [70, 90, 60, 80]  # rows of the four shards
 BUDGETS = {"average": dict(n_epochs=3), "minibatch": dict(n_iter=20, batch_size=20)}
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster:
-        yield cluster
 
 
 def write_shards(folder, X, y, sizes=SIZES):

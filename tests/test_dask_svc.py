@@ -19,13 +19,6 @@ from pegasos.dask_svc import DaskDualSVC, LostRowsError, _moments, _pooled_varia
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster:
-        yield cluster
-
-
-@pytest.fixture(scope="module")
 def digits():
     X, y = load_digits(return_X_y=True)
     return X / 16, y
