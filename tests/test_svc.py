@@ -539,3 +539,32 @@ def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     renewed = nws.renewed_block(store, slot_of[vars_[1]], vars_[1], prev, at,
                                 np.empty((150, 150)))
     np.testing.assert_array_equal(renewed, whole)
+
+
+def test_one_vs_one_pairs_share_one_arena_and_give_the_same_model(monkeypatch):
+    """The pairs' kept columns are carved from one buffer (an Arena per fit, grown to the
+    largest pair's store): the same model as with a fresh store per pair, bit for bit,
+    and one buffer for all the pairs the first one's store holds."""
+    X, y = load_digits(return_X_y=True)
+    X = X[:900] / 16
+    y = y[:900] % 4  # pairs of about 450 rows: past the kernel matrix (GRAM_ROWS) with one
+    monkeypatch.setattr(gram, "GRAM_ROWS", 100)
+    fresh = DualSVC(C=10, working_set_size=64, cache_size=1)
+    shared = DualSVC(C=10, working_set_size=64, cache_size=1)
+    taken, original = [], _ws.Arena.take
+
+    def take(self, shape, dtype):
+        out = original(self, shape, dtype)
+        taken.append((out.__array_interface__["data"][0], out.nbytes, self._buffer.nbytes))
+        return out
+
+    monkeypatch.setattr(_ws.Arena, "take", take)
+    shared.fit(X, y)
+    assert len(taken) == 6
+    assert len({address for address, _, _ in taken}) <= 2  # (it grows once at most here)
+    assert taken[-1][2] == max(nbytes for _, nbytes, _ in taken)
+    monkeypatch.setattr(_ws.Arena, "take", lambda self, shape, dtype: np.empty(shape, dtype))
+    fresh.fit(X, y)
+    np.testing.assert_array_equal(shared.dual_coef_, fresh.dual_coef_)
+    np.testing.assert_array_equal(shared.intercept_, fresh.intercept_)
+    np.testing.assert_array_equal(shared.support_, fresh.support_)

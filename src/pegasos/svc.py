@@ -420,10 +420,11 @@ class DualSVC(_KernelClassifier):
         self._keep_sigmoids(len(problems))
         # the kernel's diagonal, or the kernel matrix of a small training set, once
         solved, seconds, evals = [], 0.0, rows.n_rows if gram is None else gram.size
+        arena = _ws.Arena()  # (one memory for every problem's kept columns)
         for p, (keep, Y) in enumerate(problems):
             result, cost = self._solve_problem(
                 self._cut(X, y, keep, Y, bounds, (rows, sqnorm, gram)),
-                (p, len(problems), seconds))
+                (p, len(problems), seconds), arena)
             solved.append(result)
             seconds += result.seconds
             if self.verbose:
@@ -464,12 +465,13 @@ class DualSVC(_KernelClassifier):
         return Cut(X, labels, Y, bounds, rows, sqnorm, None if gram is None else (gram, keep),
                    keep, len(y))
 
-    def _solve_problem(self, cut, position):
+    def _solve_problem(self, cut, position, arena=None):
         """Solve one problem (:class:`Cut`), BLAS at one thread: the
         :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations.  A pair
         of classes one of which weighs nothing is no problem to solve
         (:func:`_one_sided`).  ``position``: (the first problem's number, the number of
-        problems, seconds before) for the callback's reports."""
+        problems, seconds before) for the callback's reports; ``arena``: a
+        :class:`~pegasos._solvers.working_set.Arena` for its kept columns, or None."""
         sides = _weighted_sides(cut.Y, cut.bounds)
         if cut.keep is not None and not sides.all():  # a pair with an unweighted class
             return _one_sided(cut.Y, sides[0]), 0
@@ -478,7 +480,7 @@ class DualSVC(_KernelClassifier):
         # them and took a core from the next pair's kernel columns (the pairs' solves
         # 1.3x slower)
         with one_blas_thread():
-            result, cost = self._solve(cut, position)
+            result, cost = self._solve(cut, position, arena)
         # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
         result.intercept[~sides[0]] = -1.0
         return result, cost
@@ -520,10 +522,10 @@ class DualSVC(_KernelClassifier):
             self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         return self._fit_probability(X, y, sample_weight)
 
-    def _solve(self, cut, position):
+    def _solve(self, cut, position, arena=None):
         """Solve the problems of one :class:`Cut`: the
         :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations (of the
-        start and the columns).  ``position``: see :meth:`_solve_problem`."""
+        start and the columns).  ``position``, ``arena``: see :meth:`_solve_problem`."""
         X, labels, Y, bounds, rows, sqnorm, gram, keep, n_total = cut
         n = rows.n_rows
         plan = working_set_plan(self, n, rows, n_total)
@@ -542,7 +544,7 @@ class DualSVC(_KernelClassifier):
 
         dual, start, start_evals = self._first_point(X, labels, Y, bounds)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
-                         gram, dual)
+                         gram, dual, arena=arena)
         if report is not None and reported[0] != result.n_iter:
             report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
         if getattr(self, "_sigmoids", None) is not None:
