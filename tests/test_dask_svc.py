@@ -80,6 +80,12 @@ def test_engine_path_csr_float32_and_sample_weights(cluster):
     assert sp.issparse(dist.support_vectors_) and dist.support_vectors_.dtype == np.float32
     _assert_same_model(memory, dist)
 
+    # the workers' arenas (each thread's pairs in one memory) are freed with the fit
+    from pegasos import dask_svc
+
+    with Client(cluster.scheduler_address) as client:
+        assert set(client.run(lambda: len(dask_svc._ARENAS)).values()) == {0}
+
 
 def test_one_vs_rest_problems_are_each_class_binary_fit(cluster, digits):
     X, y = digits

@@ -83,6 +83,7 @@ from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
 from ._solvers.across import Partition, plan_rows, run_across
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
+from ._solvers.working_set import Arena
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
 from .kernel import _kernel_args
 from .svc import Cut, DualSVC, Problem, _say, training_coef, working_set_plan
@@ -268,12 +269,33 @@ def _in_order(blocks, order):
     return out
 
 
-def _solve_task(est, task, blocks, gram):
+#: The worker threads' :class:`~pegasos._solvers.working_set.Arena`, by (fit, thread):
+#: the problems of one fit that a thread solves one after another keep their columns in
+#: one memory, as the in-memory fit's do; the driver drops a fit's when it ends.
+_ARENAS = {}
+_ARENAS_LOCK = threading.Lock()
+
+
+def _arena(fit):
+    """This thread's arena for the fit ``fit`` (its tag)."""
+    with _ARENAS_LOCK:
+        return _ARENAS.setdefault((fit, threading.get_ident()), Arena())
+
+
+def _drop_arenas(fit):
+    """Free this worker's arenas of the fit ``fit`` (run on every worker when it ends)."""
+    with _ARENAS_LOCK:
+        for key in [key for key in _ARENAS if key[0] == fit]:
+            del _ARENAS[key]
+
+
+def _solve_task(est, task, blocks, gram, fit=None):
     """One problem on a worker: its rows from ``blocks`` (in training order), prepared
     as in memory, solved by :meth:`~pegasos.DualSVC._solve_problem` on the worker's
     threads.  ``gram``: the small training set's (squared norms, kernel matrix), or
-    None.  Returns (the result, its kernel evaluations, its probability sigmoid or
-    None, the worker's seconds, the bytes of its rows)."""
+    None; ``fit``: the fit's tag, whose arena (:func:`_arena`) keeps the columns.
+    Returns (the result, its kernel evaluations, its probability sigmoid or None, the
+    worker's seconds, the bytes of its rows)."""
     from distributed import get_worker
 
     tic = time.perf_counter()
@@ -294,7 +316,8 @@ def _solve_task(est, task, blocks, gram):
     try:
         est._sigmoids = {} if est.probability else None
         with _heap_kept():
-            result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0))
+            result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0),
+                                              None if fit is None else _arena(fit))
     finally:
         numba.set_num_threads(before)
     sigmoid = None if est._sigmoids is None else est._sigmoids.get(task.problem)
@@ -707,7 +730,7 @@ class DaskDualSVC(DualSVC):
             labels = y if keep is None else (Y[:, 0] > 0).astype(np.int64)
             task = _Task(labels, Y, bounds if keep is None else bounds[keep], keep, n,
                          orders[p], p, len(problems))
-            future = client.submit(_solve_task, est, task, blocks[p], gram, pure=False,
+            future = client.submit(_solve_task, est, task, blocks[p], gram, tag, pure=False,
                                    key=f"dualsvc-problem-{p}-{tag}", priority=len(Y))
             futures[future] = p
         solved, seconds = [None] * len(problems), np.zeros(len(problems))
@@ -729,6 +752,7 @@ class DaskDualSVC(DualSVC):
                     self._report(client, problems, p, result, time.perf_counter() - tic, n)
         finally:  # (an error: the other problems' tasks stop too)
             client.cancel(list(futures))
+            client.run(_drop_arenas, tag, on_error="ignore")
         self.task_seconds_, self.task_bytes_ = seconds, nbytes
         return solved, evals
 
