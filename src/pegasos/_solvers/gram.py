@@ -185,6 +185,6 @@ def _transform(products, sq_a, sq_b, kern):
             out *= kern.gamma
             out += kern.coef0
             np.tanh(out, out=out)
-        elif kern.code != LINEAR:  # a code missing here (see kernels.KERNEL_TABLE)
+        elif kern.code != LINEAR:  # a code missing here (see _numba.codes.KERNEL_TABLE)
             out[:] = np.nan
     return out
