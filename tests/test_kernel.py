@@ -917,7 +917,7 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
                          (blocks, "fill_rows"), (kern, "kernel_diagonal"),
                          (ws, "add_columns")]:
         monkeypatch.setattr(module, name, refuse)
-    monkeypatch.setattr(pegasos.kernel, "row_sqnorms", refuse)
+    monkeypatch.setattr(pegasos.kernel, "norms_and_diagonal", refuse)
     X, y = make_binary(n=120, d=5, density=0.7, seed=50)
     y3 = np.arange(120) % 3
     X = {"dense": X, "float32": X.astype(np.float32), "csr": sp.csr_matrix(X)}[layout]

@@ -514,8 +514,8 @@ def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     from pegasos._numba import blocks
     from pegasos._numba import kernels as kern
     from pegasos._numba import working_set as nws
+    from pegasos._numba.linear import row_sqnorms
     from pegasos._rows import as_rows
-    from pegasos.kernel import row_sqnorms
 
     X = _problem(n=400, d=40, seed=5)[0]
     X[np.abs(X) < 0.8] = 0.0  # sparse rows, with different entries

@@ -56,25 +56,15 @@ from ._base import (
     positive_classes,
 )
 from ._memory import check_memory
-from ._numba import kernels as _kern
 from ._numba.codes import KERNEL_TABLE
-from ._numba.kernel_pegasos import ResponseData, ResponsePlan
 from ._numba.kernels import Kernel
-from ._numba.linear import row_sqnorms
-from ._numba.sbp import SBPData, SBPPlan, draws_of
 from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure, column_products, compact_columns
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
 from ._solvers import sbp as _sbp
-from ._solvers.engine import (
-    block_columns,
-    check_kernel_finite,
-    decision_values,
-    engine_for,
-    points,
-)
+from ._solvers.engine import check_kernel_finite, decision_values, norms_and_diagonal
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
@@ -260,14 +250,10 @@ class _KernelModel(BaseEstimator):
         rows with it)."""
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
-        gram = None
-        if with_gram:
-            sqnorm, gram = training_matrix(rows, self._kargs)
-            diag = np.diag(gram).copy()
-        else:
-            sqnorm = (np.zeros(rows.n_rows) if self.kernel == "precomputed"
-                      else row_sqnorms(rows.kernel, rows.n_rows))
-            diag = _kern.kernel_diagonal(points(rows, sqnorm), self._kargs)
+        if not with_gram:
+            return (rows, *norms_and_diagonal(rows, self._kargs), None)
+        sqnorm, gram = training_matrix(rows, self._kargs)
+        diag = np.diag(gram).copy()
         check_kernel_finite(sqnorm, diag)
         return rows, sqnorm, diag, gram
 
@@ -551,9 +537,9 @@ def _warn_cache_size(est):
 class _ResponseSolver(_KernelClassifier):
     """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes."""
 
-    _mode = _kp.PEGASOS
-
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, mode):
+        """Either's fit, ``mode`` :data:`~pegasos._solvers.kernel_pegasos.PEGASOS` or
+        ``PERCEPTRON``, its plan :meth:`_plan`'s."""
         X, y = self._validate_xy(X, y, reset=True)
         _warn_cache_size(self)
         rows, sqnorm, diag, gram = self._setup(X, y)
@@ -562,7 +548,7 @@ class _ResponseSolver(_KernelClassifier):
         check_weighted_classes(y, sw)
         bias2 = self._bias2()
         plan = self.plan_ = self._plan(n, sw)
-        if self._mode == _kp.PEGASOS:
+        if mode == _kp.PEGASOS:
             self.lam_ = plan.lam
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
         first = 0 if gram is None else gram.size  # the kernel matrix's values, if any
@@ -574,14 +560,9 @@ class _ResponseSolver(_KernelClassifier):
                     self._report(c, t - 1, done, first + evals, seconds, coef[:, c],
                                  bias2 * coef[:, c].sum())
 
-        state, evals = _kp.run(
-            rows, ResponseData(points(rows, sqnorm), diag + bias2, Y, sw),
-            self._kargs._replace(bias2=bias2),
-            ResponsePlan(k=plan.batch_size, lam=plan.lam, radius2=plan.radius2, mode=self._mode,
-                         avg_start=plan.avg_start(1), max_cols=block_columns(rows.n_features)),
-            plan.n_iter, IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])),
-            report, gram,
-        )
+        state, evals = _kp.fit(
+            rows, sqnorm, diag + bias2, Y, sw, self._kargs._replace(bias2=bias2), plan, mode,
+            IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0])), report, gram)
         coef = _kp.output(state)
         if not np.all(np.isfinite(coef)):
             raise ValueError(
@@ -758,7 +739,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, _kp.PEGASOS)
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):
@@ -853,7 +834,6 @@ class KernelPerceptron(_ResponseSolver):
     True
     """
 
-    _mode = _kp.PERCEPTRON
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         **constraints_of("n_iter", "n_epochs", "batch_size", "sampling", "fit_intercept",
@@ -894,7 +874,7 @@ class KernelPerceptron(_ResponseSolver):
         __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, _kp.PERCEPTRON)
 
     def _plan(self, n, weights):
         """10 passes by default, no projection; lambda is unused in Perceptron mode."""
@@ -1079,7 +1059,6 @@ class SBPClassifier(_KernelClassifier):
         else:
             nu = self._nu_array(Y.shape[1])
         self.nu_ = nu
-        radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
         with np.errstate(over="ignore"):
             budgets = nu * sw.sum()
         if not np.all(np.isfinite(budgets)):
@@ -1087,12 +1066,8 @@ class SBPClassifier(_KernelClassifier):
                 f"nu={float(nu.max()):.4g} is too large for these weights: the slack budget, nu "
                 f"times the total weight {sw.sum():.4g}, overflows float64. nu is the average "
                 "slack in margin units; scale nu or the weights down.")
-        state, more = _sbp.run(
-            rows, SBPData(points(rows, sqnorm), Y, budgets, sw), self._kargs,
-            SBPPlan(radius=radius, draws=draws_of(self.fit_intercept), avg_start=plan.avg_start(1),
-                    max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
-            plan.n_iter, plan.seeds[0], plan.batch_size,
-            self._sbp_report(Y, budgets, sw, matrix), gram)
+        state, more = _sbp.fit(rows, sqnorm, diag, Y, budgets, sw, self._kargs, plan,
+                               self.fit_intercept, self._sbp_report(Y, budgets, sw, matrix), gram)
         self._sbp_finish(X, y, Y, nu, budgets, sw, state)
         self.n_kernel_evals_ = int(evals + more)
         self.n_iter_ = int(plan.n_iter)

@@ -33,10 +33,8 @@ import numpy as np
 
 from .._numba import blocks as _blocks
 from .._numba import working_set as _nws
-from .._numba.kernels import kernel_diagonal
-from .._numba.linear import row_sqnorms
 from .._rows import as_rows
-from .engine import check_kernel_finite, engine_for, points
+from .engine import engine_for, norms_and_diagonal, points
 from .threads import one_blas_thread
 from .working_set import (
     STORE_DTYPE,
@@ -68,8 +66,7 @@ class Partition:
     def __init__(self, X, rows, Y, C, kern, slots):
         self.rows = np.asarray(rows, dtype=np.int64)
         prepared = as_rows(X, X.dtype)
-        self.points = points(prepared, row_sqnorms(prepared.kernel, prepared.n_rows))
-        check_kernel_finite(self.points.sqnorm, kernel_diagonal(self.points, kern))
+        self.points = points(prepared, norms_and_diagonal(prepared, kern)[0])
         self.Y, self.C, self.kern = np.ascontiguousarray(Y), np.asarray(C, np.float64), kern
         n, n_problems = self.Y.shape
         self.a = np.zeros((n, n_problems))

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .._base import check_finite_weights
 from .._numba import blocks as _blocks
-from .._numba.kernels import Points
+from .._numba.kernels import PRECOMPUTED, Points, kernel_diagonal
 from .._numba.linear import row_sqnorms
 from .._rows import check_array
 from . import gram as _gram
@@ -85,6 +85,16 @@ def block_columns(n_features):
 def points(rows, sqnorm):
     """The :class:`~pegasos._numba.kernels.Points` of prepared rows and their squared norms."""
     return Points(rows=rows.kernel, n_features=rows.n_features, sqnorm=sqnorm)
+
+
+def norms_and_diagonal(rows, kern):
+    """The prepared rows' squared norms (zeros for a Gram matrix) and K's diagonal
+    (no ``bias2``), checked finite (:func:`check_kernel_finite`)."""
+    sqnorm = (np.zeros(rows.n_rows) if kern.code == PRECOMPUTED
+              else row_sqnorms(rows.kernel, rows.n_rows))
+    diag = kernel_diagonal(points(rows, sqnorm), kern)
+    check_kernel_finite(sqnorm, diag)
+    return sqnorm, diag
 
 
 def check_kernel_finite(sqnorm, diag):

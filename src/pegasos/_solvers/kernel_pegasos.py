@@ -42,6 +42,21 @@ def output(state):
     return out
 
 
+def fit(rows, sqnorm, diag, Y, sw, kern, plan, mode, stream, report=None, gram=None):
+    """An estimator's fit: :func:`run` of its prepared rows (``rows``, their squared norms
+    ``sqnorm`` and K's diagonal ``diag``, ``bias2`` included), targets ``Y`` (n, problems),
+    loss weights ``sw`` and kernel ``kern`` (``bias2`` included), with the compiled plan
+    made here from the estimator's ``plan`` (``pegasos._base.make_plan``'s: its batch size,
+    lambda, projection radius, averaging and ``n_iter``) and ``mode`` (:data:`PEGASOS` or
+    :data:`PERCEPTRON`).  Returns (state, evals) as :func:`run`."""
+    return run(
+        rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern,
+        ResponsePlan(k=plan.batch_size, lam=plan.lam, radius2=plan.radius2, mode=mode,
+                     avg_start=plan.avg_start(1), max_cols=block_columns(rows.n_features)),
+        plan.n_iter, stream, report, gram,
+    )
+
+
 def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     """T iterations of :func:`~pegasos._numba.kernel_pegasos.kernel_pegasos_blocks` from w = 0.
 

@@ -1,15 +1,33 @@
 """The Stochastic Batch Perceptron: the driver of :func:`pegasos._numba.sbp.sbp_blocks`
 and the output model of its state."""
 
+import math
+
 import numpy as np
 
 from .._numba import blocks as _blocks
 from .._numba import gram as _gram
 from .._numba import sbp as _sbp
 from .._numba import water_filling as _wf
-from .._numba.sbp import Biased, SBPState, Scratch
+from .._numba.sbp import Biased, SBPData, SBPPlan, SBPState, Scratch
 from .._rows import check_array, check_per_row
-from .engine import run_calls
+from .engine import block_columns, engine_for, points, run_calls
+
+
+def fit(rows, sqnorm, diag, Y, budgets, sw, kern, plan, biased, report=None, gram=None):
+    """An estimator's fit: :func:`run` of its prepared rows (``rows``, their squared norms
+    ``sqnorm``, K's diagonal ``diag``), targets ``Y`` (n, problems), slack budgets
+    ``budgets`` (problems,) and loss weights ``sw``, with the compiled plan made here from
+    the estimator's ``plan`` (``pegasos._base.make_plan``'s: averaging, ``n_iter``, batch
+    size, seed): the ball's radius max sqrt K(x, x), the draws of the biased SBP or the
+    unbiased one (``biased``).  Returns (state, evals) as :func:`run`."""
+    radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
+    return run(
+        rows, SBPData(points(rows, sqnorm), Y, budgets, sw), kern,
+        SBPPlan(radius=radius, draws=_sbp.draws_of(biased), avg_start=plan.avg_start(1),
+                max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
+        plan.n_iter, plan.seeds[0], plan.batch_size, report, gram,
+    )
 
 
 def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None):
