@@ -531,13 +531,16 @@ def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     computed = np.unique(np.concatenate(vars_))
     blocks.fill_rows(blocks.THREADS, points, computed, kern.Kernel(kern.RBF, 0.02, 0.0, 3),
                      store, slot_of[computed])
-    prev = nws.kept_block(store, slot_of[vars_[0]], vars_[0], np.empty((150, 150)))
+    first = np.full(150, -1, np.int64)  # (a first set: nothing kept)
+    prev = nws.kept_block(store, slot_of[vars_[0]], vars_[0], np.empty((150, 150)),
+                          np.empty((0, 0)), first)
     at = np.array([np.flatnonzero(vars_[0] == v)[0] if v in vars_[0] else -1
                    for v in vars_[1]], np.int64)
     assert 0 < (at >= 0).sum() < 150  # some kept, some new
-    whole = nws.kept_block(store, slot_of[vars_[1]], vars_[1], np.empty((150, 150)))
-    renewed = nws.renewed_block(store, slot_of[vars_[1]], vars_[1], prev, at,
-                                np.empty((150, 150)))
+    whole = nws.kept_block(store, slot_of[vars_[1]], vars_[1], np.empty((150, 150)),
+                           np.empty((0, 0)), first)
+    renewed = nws.kept_block(store, slot_of[vars_[1]], vars_[1], np.empty((150, 150)), prev,
+                             at)
     np.testing.assert_array_equal(renewed, whole)
 
 

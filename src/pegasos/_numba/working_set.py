@@ -189,37 +189,25 @@ def _solve_by_sign(block, plan):
 
 
 @njit_parallel
-def kept_block(store, slots, rows, out):
-    """K over the working set in float64: ``out[a, b] = store[slots[a], rows[b]]``, in
-    parallel over its rows (each entry written by one thread), into ``out`` (q, q), a
-    buffer the caller keeps: for q = 1024 the parallel gather took 0.5 ms into a kept
-    buffer and 1.2-1.4 ms into a fresh one, the serial one 2.7 ms either way.  (A
-    holder of some of a problem's rows, :mod:`pegasos._solvers.across`: ``rows`` its
-    rows of the working set, ``out`` (q, len(rows)).)"""
-    for a in prange(slots.shape[0]):
-        column = store[slots[a]]
-        target = out[a]
-        for b in range(rows.shape[0]):
-            target[b] = column[rows[b]]
-    return out
-
-
-@njit_parallel
-def renewed_block(store, slots, rows, prev, at, out):
-    """:func:`kept_block` of a working set that shares variables with the previous one,
-    whose block is ``prev`` (``at[a]``: variable a's position there, -1 for a new one):
-    a new variable's row of the block is read from its column, the entries between two
-    kept variables are copied from ``prev``, and a kept variable's entry with a new one
-    is the new one's, read back from ``out`` (K is symmetric, and so are the kept
-    columns: the same products and transform either way round, bit for bit).  So only
-    the new variables' columns are read: those of all q variables, each read at q
+def kept_block(store, slots, rows, out, prev, at):
+    """K over the working set in float64, ``out[a, b] = store[slots[a], rows[b]]``, into
+    ``out`` (q, q), a buffer the caller keeps, in parallel over its rows (each entry
+    written by one thread).  A variable also in the previous set, whose block is ``prev``
+    (``at[a]``: its position there; -1 for a new one, and for all of a first set), has
+    its entries with the other kept ones copied from ``prev``, and its entry with a new
+    one read back from the new one's row of ``out`` (K is symmetric, and so are the
+    kept columns: the same products and transform either way round, bit for bit).  So
+    only the new variables' columns are read: those of all q variables, each read at q
     scattered rows, took 3 ms of every iteration on the covtype subset (q = 1024,
-    15,000 rows), about 15% of the fit."""
-    m = slots.shape[0]
+    15,000 rows), about 15% of the fit; the parallel gather had taken 0.5 ms where the
+    columns were few enough to stay in cache, against 1.2-1.4 ms into a fresh buffer
+    and 2.7 ms serially.  (A holder of some of a problem's rows,
+    :mod:`pegasos._solvers.across`: ``rows`` its rows of the working set, ``out`` (q,
+    len(rows)), no previous block.)"""
     new, kept = np.flatnonzero(at < 0), np.flatnonzero(at >= 0)
     for r in prange(new.shape[0]):  # (the new ones apart: the threads share them evenly)
         column, target = store[slots[new[r]]], out[new[r]]
-        for b in range(m):
+        for b in range(rows.shape[0]):
             target[b] = column[rows[b]]
     for tile in prange((kept.shape[0] + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS):
         lo, hi = tile * TRANSPOSE_ROWS, min(kept.shape[0], (tile + 1) * TRANSPOSE_ROWS)
@@ -233,7 +221,7 @@ def renewed_block(store, slots, rows, prev, at, out):
     return out
 
 
-#: Rows of the block filled together from the new variables' rows (:func:`renewed_block`):
+#: Rows of the block filled together from the new variables' rows (:func:`kept_block`):
 #: each new row read a few cache lines at once, not one entry a page apart.
 TRANSPOSE_ROWS = 32
 

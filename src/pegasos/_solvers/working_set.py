@@ -405,18 +405,16 @@ class _Columns:
         """K over the working set's variables (q, q) in float64, in a buffer that the next
         call but one overwrites: the previous call's block is kept, and the entries of the
         variables still in the set are copied from it
-        (:func:`~pegasos._numba.working_set.renewed_block`; not for a kernel matrix given
+        (:func:`~pegasos._numba.working_set.kept_block`; not for a kernel matrix given
         or made whole, which is read as it is)."""
         m = self.vars.size
         out = self._spare if self._spare.shape[0] == m else np.empty((m, m))
+        at = np.full(m, -1, np.int64)
         if self.gram is None and self._block_vars.size:
-            at = np.full(m, -1, np.int64)
             _, mine, theirs = np.intersect1d(self.vars, self._block_vars, assume_unique=True,
                                              return_indices=True)
             at[mine] = theirs
-            _ws.renewed_block(self.store, self.slots, self.rows, self._block, at, out)
-        else:
-            _ws.kept_block(self.store, self.slots, self.rows, out)
+        _ws.kept_block(self.store, self.slots, self.rows, out, self._block, at)
         self._spare, self._block, self._block_vars = self._block, out, self.vars
         return out
 
