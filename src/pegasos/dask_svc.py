@@ -289,7 +289,7 @@ def _drop_arenas(fit):
             del _ARENAS[key]
 
 
-def _solve_task(est, task, blocks, gram, fit=None):
+def _solve_task(est, task, blocks, gram, fit):
     """One problem on a worker: its rows from ``blocks`` (in training order), prepared
     as in memory, solved by :meth:`~pegasos.DualSVC._solve_problem` on the worker's
     threads.  ``gram``: the small training set's (squared norms, kernel matrix), or
@@ -317,7 +317,7 @@ def _solve_task(est, task, blocks, gram, fit=None):
         est._sigmoids = {} if est.probability else None
         with _heap_kept():
             result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0),
-                                              None if fit is None else _arena(fit))
+                                              _arena(fit))
     finally:
         numba.set_num_threads(before)
     sigmoid = None if est._sigmoids is None else est._sigmoids.get(task.problem)

@@ -132,7 +132,8 @@ class Partition:
                                         self.store, victims)
         at = self._local(working)[1]
         out = np.empty((slots.size, at.size))
-        _nws.kept_block(self.store, slots, at, out, out, np.full(slots.size, -1, np.int64))
+        first = np.full(slots.size, -1, np.int64)  # (no previous block: every row read)
+        _nws.kept_block(self.store, slots, at, out, out, first)
         # (sent as kept, in float32: half the bytes of float64, the same numbers)
         return out.astype(STORE_DTYPE), self.F[at].copy()
 
