@@ -1,6 +1,7 @@
 """DualSVC's problems as tasks on a dask.distributed LocalCluster (DaskDualSVC)."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +16,13 @@ from sklearn.datasets import load_digits  # noqa: E402
 
 from pegasos import DualSVC, load_model, save_model  # noqa: E402
 from pegasos._solvers.gram import engine_only  # noqa: E402
-from pegasos.dask_svc import DaskDualSVC, LostRowsError, _moments, _pooled_variance  # noqa: E402
+from pegasos.dask_svc import (  # noqa: E402
+    DaskDualSVC,
+    LostRowsError,
+    _Counted,
+    _moments,
+    _pooled_variance,
+)
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +239,16 @@ def test_in_memory_input_is_dualsvc(digits):
     _assert_same_model(DualSVC(C=3).fit(X, y), DaskDualSVC(C=3).fit(X, y))
 
 
+def _claimed(flag):
+    """Whether this process is the first to claim ``flag`` (created atomically: of two
+    workers asking at once, one kills itself, not both)."""
+    try:
+        os.close(os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
 class _KillOnProblem(WorkerPlugin):
     """Kill the worker process that starts a problem's task: once (a file marks it done),
     or every time."""
@@ -241,10 +258,7 @@ class _KillOnProblem(WorkerPlugin):
 
     def transition(self, key, start, finish, **kwargs):
         if finish == "executing" and "dualsvc-problem" in str(key):
-            if self.flag is None:
-                os._exit(1)
-            if not os.path.exists(self.flag):
-                open(self.flag, "w").close()
+            if self.flag is None or _claimed(self.flag):
                 os._exit(1)
 
 
@@ -284,8 +298,7 @@ class _KillOnCall(WorkerPlugin):
             import time
 
             time.sleep(1.0)
-            if not os.path.exists(self.flag):
-                open(self.flag, "w").close()
+            if _claimed(self.flag):
                 os._exit(1)
 
         threading.Thread(target=later, daemon=True).start()
@@ -303,6 +316,28 @@ def test_a_worker_lost_with_rows_across_workers_is_an_error(tmp_path):
         with pytest.raises(LostRowsError, match="holding rows of the problem was lost"):
             DaskDualSVC(C=100, gamma=1.0, tol=1e-6, scheduler=client).fit(Xd, yd)
     assert os.path.exists(tmp_path / "killed")
+
+
+def _exit_soon():
+    import threading
+
+    threading.Timer(0.2, os._exit, [1]).start()
+
+
+@pytest.mark.slow
+def test_a_holder_lost_before_it_is_called_is_an_error():
+    # Dask refuses a call to an actor whose worker it knows is gone (a RuntimeError at the
+    # call, not at its answer): the same LostRowsError
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        holder = _Counted(client.submit(list, actor=True).result(), {"bytes_sent": 0})
+        holder.append(1).result()
+        gone = set(client.scheduler_info()["workers"])
+        client.run(_exit_soon)
+        while gone & set(client.scheduler_info()["workers"]):
+            time.sleep(0.05)
+        with pytest.raises(LostRowsError, match="holding rows of the problem was lost"):
+            holder.append(2)
 
 
 @pytest.mark.slow

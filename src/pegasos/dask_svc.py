@@ -373,8 +373,17 @@ def _used_columns(block):
     return np.unique(block.indices[:block.indptr[-1]]) if sp.issparse(block) else None
 
 
+def _lost_holder(exc):
+    return LostRowsError(
+        f"a Dask worker holding rows of the problem was lost, or failed, in the middle of "
+        f"the fit ({type(exc).__name__}: {exc}); the rows spread over the workers "
+        "(distribute='rows') do not survive it: fit again.")
+
+
 class _Counted:
-    """Calls to a holder, the bytes of their arguments counted (``stats``)."""
+    """Calls to a holder, the bytes of their arguments counted (``stats``); a holder lost
+    when called (Dask refuses the call at once) is a :class:`LostRowsError`, as one lost
+    while its answer is awaited."""
 
     def __init__(self, actor, stats):
         self.actor, self.stats = actor, stats
@@ -382,11 +391,12 @@ class _Counted:
     def __getattr__(self, name):
         from dask.sizeof import sizeof
 
-        method = getattr(self.actor, name)
-
         def call(*args):
             self.stats["bytes_sent"] += sizeof(args)
-            return method(*args)
+            try:
+                return getattr(self.actor, name)(*args)
+            except Exception as exc:  # noqa: BLE001 - any loss of a holder ends the fit
+                raise _lost_holder(exc) from exc
 
         return call
 
@@ -674,10 +684,7 @@ class DaskDualSVC(DualSVC):
             try:
                 out = [f.result() for f in futures]
             except Exception as exc:  # noqa: BLE001 - any loss of a holder ends the fit
-                raise LostRowsError(
-                    f"a Dask worker holding rows of the problem was lost, or failed, in the "
-                    f"middle of the fit ({type(exc).__name__}: {exc}); the rows spread over "
-                    "the workers (distribute='rows') do not survive it: fit again.") from exc
+                raise _lost_holder(exc) from exc
             stats["waiting_seconds"] += time.perf_counter() - tic
             stats["bytes_received"] += sizeof(out)
             return out
