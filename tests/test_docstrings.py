@@ -68,5 +68,5 @@ def test_public_docstrings_pass_numpydoc_validation(name, method):
 
 def test_the_public_api_is_found():
     names = {name for name, _ in API}
-    assert {"pegasos.linear.PegasosClassifier", "pegasos.kernel.SBPClassifier",
+    assert {"pegasos.linear.PegasosClassifier", "pegasos.sbp.SBPClassifier",
             "pegasos._solvers.report.Report", "pegasos.objective.duality_gap"} <= names

@@ -247,16 +247,16 @@ def test_a_draw_made_twice_in_a_batch_counts_twice(solver_path, monkeypatch):
     """Uniform draws (with replacement) repeat an example within a batch: each draw is a
     step, as the reference's np.add.at takes it (the engine merges them by example, the
     kernel matrix's solver adds each draw's column)."""
-    import pegasos.kernel
+    import pegasos._kernel_base
 
     taken = []
 
-    class Recorded(pegasos.kernel.IndexStream):
+    class Recorded(pegasos._kernel_base.IndexStream):
         def take(self, count):
             taken.append(super().take(count))
             return taken[-1]
 
-    monkeypatch.setattr(pegasos.kernel, "IndexStream", Recorded)
+    monkeypatch.setattr(pegasos._kernel_base, "IndexStream", Recorded)
     X, y = make_binary(n=30, d=4, seed=44)
     k, T = 8, 40
     clf = KernelPegasosClassifier(lam=0.05, gamma=0.5, n_iter=T, batch_size=k, average=False,
@@ -906,7 +906,7 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     (``_solvers.gram``) and predicts a small batch by NumPy: none of the engine's compiled
     functions is called, so a fresh install's first fit compiles only the small solvers of
     ``_numba/gram.py``, once for every kind of rows."""
-    import pegasos.kernel
+    import pegasos._kernel_base
     from pegasos import DualSVC
     from pegasos._numba import working_set as ws
 
@@ -917,7 +917,7 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
                          (blocks, "fill_rows"), (kern, "kernel_diagonal"),
                          (ws, "add_columns")]:
         monkeypatch.setattr(module, name, refuse)
-    monkeypatch.setattr(pegasos.kernel, "norms_and_diagonal", refuse)
+    monkeypatch.setattr(pegasos._kernel_base, "norms_and_diagonal", refuse)
     X, y = make_binary(n=120, d=5, density=0.7, seed=50)
     y3 = np.arange(120) % 3
     X = {"dense": X, "float32": X.astype(np.float32), "csr": sp.csr_matrix(X)}[layout]

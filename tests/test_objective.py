@@ -93,7 +93,8 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
 
 
 @pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
-                                    "pegasos.kernel", "pegasos.linear", "pegasos._base",
+                                    "pegasos.kernel_pegasos", "pegasos.perceptron", "pegasos.sbp",
+                                    "pegasos.linear", "pegasos._base",
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
                                     "pegasos._memory", "pegasos.stream", "pegasos.svc",

@@ -18,13 +18,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import loss_weights
+from ._kernel_base import _KernelModel, dense
 from ._memory import check_memory
 from ._rows import check_sparse_structure
 from ._sklearn_private import Interval
 from ._solvers import working_set as _ws
 from ._solvers.engine import points
 from ._solvers.report import Report
-from .kernel import _KernelModel, dense
 from .svc import working_set_plan
 
 

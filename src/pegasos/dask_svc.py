@@ -77,6 +77,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import check_two_classes, check_weighted_classes
+from ._kernel_base import _kernel_args
 from ._probability import _has_probability
 from ._rows import COMPACT_ROW_BYTES, as_rows, check_sparse_structure, compact_columns, stack_rows
 from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
@@ -85,7 +86,6 @@ from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
-from .kernel import _kernel_args
 from .svc import Cut, DualSVC, Problem, _say, training_coef, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
@@ -156,7 +156,7 @@ def _stack(*blocks):
 
 def _training_matrix(est, X):
     """A small training set's squared norms and kernel matrix, as the in-memory fit
-    computes them (:meth:`~pegasos.kernel._KernelModel._prepare`)."""
+    computes them (:meth:`~pegasos._kernel_base._KernelModel._prepare`)."""
     rows, sqnorm, _, gram = est._rows_of(X, with_gram=True)
     return sqnorm, gram
 

@@ -315,7 +315,7 @@ def _libsvm_layout(est):
     j's in row i."""
     import itertools
 
-    from .kernel import dense
+    from ._kernel_base import dense
 
     coef = np.asarray(dense(est.dual_coef_), dtype=np.float64)
     n_sv = coef.shape[1]

@@ -5,10 +5,10 @@ from numbers import Real
 import numpy as np
 from sklearn.base import OutlierMixin
 
+from ._kernel_base import _documented
 from ._single_dual import _SingleDual
 from ._sklearn_private import Interval, _fit_context
 from ._solvers.working_set import Dual
-from .kernel import _documented
 
 __all__ = ["DualOneClassSVM"]
 

@@ -16,6 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
+from ._kernel_base import _documented, _KernelClassifier, dense
 from ._memory import check_memory
 from ._probability import _has_probability, couple, libsvm_folds, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
@@ -24,7 +25,7 @@ from ._solvers import working_set as _ws
 from ._solvers.engine import engine_for, points
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
-from .kernel import KernelPegasosClassifier, _documented, _KernelClassifier, dense
+from .kernel_pegasos import KernelPegasosClassifier
 
 __all__ = ["DualNuSVC", "DualSVC"]
 

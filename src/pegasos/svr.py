@@ -8,11 +8,11 @@ import numpy as np
 from sklearn.base import RegressorMixin, clone
 from sklearn.utils import check_random_state
 
+from ._kernel_base import _documented
 from ._probability import laplace_scale
 from ._single_dual import _SingleDual
 from ._sklearn_private import Interval, _fit_context
 from ._solvers.working_set import Dual
-from .kernel import _documented
 
 __all__ = ["DualNuSVR", "DualSVR"]
 
