@@ -24,7 +24,7 @@ are one-vs-rest (not SVC's one-vs-one): one row of ``dual_coef_`` per class
 over the union of the support vectors.
 """
 
-from ._kernel_base import KERNELS
+from ._kernel_base import KERNELS  # noqa: F401 (each kernel's code, by name: read by tests and tools)
 from ._solvers.threads import one_blas_thread
 from .kernel_pegasos import KernelPegasosClassifier
 from .perceptron import KernelPerceptron

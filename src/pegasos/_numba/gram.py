@@ -25,7 +25,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
-from .kernel_pegasos import BETA, FOLD_RATIO, MIN_SCALE, N_AVG, N_FOLD, PEGASOS, W2, S, _fold
+from .kernel_pegasos import BETA, N_FOLD, PEGASOS, W2, S, _fold, finish_step
+from .scale import settled, shrunk
+
+#: A step that never joins an average (gram_pegasos_pass keeps none).
+_NO_AVERAGE = np.iinfo(np.int64).max
 from .sbp import SBP_W2, draw_one, finish_all
 
 
@@ -52,12 +56,12 @@ def gram_pegasos_steps(data, plan, state, idx, t):
     :class:`GramData`.  Returns t after the last step.
 
     The problems share only their draws, so each runs all its steps in turn,
-    its scalars (scale, ||w||^2, the lazy average's beta) kept in locals: the
-    steps of :func:`.kernel_pegasos.shrink` and
-    :func:`.kernel_pegasos.finish_step`, written out for one problem, compile
-    in half the time of the engine's form (all problems in each step, through
-    those helpers; BENCHMARKS.md "Compile time").  A draw made twice in a batch
-    counts twice, as :func:`.changes.merge` adds it up on the engine.
+    its scalars (scale, ||w||^2, the lazy average's beta) kept in locals, and
+    compiles in half the time of the engine's form (all problems in each step;
+    BENCHMARKS.md "Compile time").  The scale step is the engine's own
+    (:mod:`.scale`, through :func:`.kernel_pegasos.finish_step`).  A draw made
+    twice in a batch counts twice, as :func:`.changes.merge` adds it up on the
+    engine.
     """
     K, Y, sw = data
     a, g, u, scal = state
@@ -76,8 +80,8 @@ def gram_pegasos_steps(data, plan, state, idx, t):
                 violates = margin < 1.0 if pegasos else margin <= 0.0
                 coef[m] = eta * Y[i, c] * sw[i] if violates else 0.0
             if pegasos:  # shrink by (1 - 1/t); t = 1 starts from w = 0
-                shrink = 1.0 - 1.0 / tt
-                if shrink == 0.0:
+                s, w2, restart = shrunk(tt, s, w2)
+                if restart:
                     if beta != 0.0:
                         _fold(c, beta, a, u)
                         beta = 0.0
@@ -85,10 +89,6 @@ def gram_pegasos_steps(data, plan, state, idx, t):
                     for j in range(n):
                         a[j, c] = 0.0
                         g[j, c] = 0.0
-                    s, w2 = 1.0, 0.0
-                else:
-                    s *= shrink
-                    w2 *= shrink * shrink
             # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with <w, phi(x_i)> = s g[i];
             # the draws that hold their margin add 0 (skipped: their kernel values, read
             # problem after problem, were the Perceptron's cost)
@@ -115,41 +115,11 @@ def gram_pegasos_steps(data, plan, state, idx, t):
                 column = K[i]  # the matrix is symmetric: example i's kernel column
                 for j in range(n):
                     g[j, c] += column[j] * change
-            s, w2, beta = _finish_one(c, tt, s, w2, beta, plan, state)
+            scal[S, c], scal[BETA, c] = s, beta
+            finish_step(tt, c, w2, plan, state)
+            s, w2, beta = scal[S, c], scal[W2, c], scal[BETA, c]
         scal[S, c], scal[W2, c], scal[BETA, c] = s, w2, beta
     return t + steps
-
-
-@njit(inline="always")
-def _finish_one(c, t, s, w2, beta, plan, state):
-    """Problem c after step t: overflow, projection, rescaling and averaging
-    (:func:`.kernel_pegasos.finish_step`).  Returns its (scale, ||w||^2, beta)."""
-    a, g, u, scal = state
-    if w2 < 0.0:
-        w2 = 0.0
-    elif not w2 < np.inf:  # inf, or inf - inf between the terms
-        s = np.nan  # reported by the caller's finite check, not projected to 0
-    if plan.mode == PEGASOS:
-        if plan.radius2 > 0.0 and w2 > plan.radius2:
-            s *= math.sqrt(plan.radius2 / w2)
-            w2 = plan.radius2
-        if s < MIN_SCALE:
-            _fold(c, beta, a, u)
-            beta = 0.0
-            scal[N_FOLD, c] = 0.0
-            for j in range(a.shape[0]):
-                a[j, c] *= s
-                g[j, c] *= s
-            s = 1.0
-    if t >= plan.avg_start:
-        beta += s
-        scal[N_AVG, c] += 1.0
-        scal[N_FOLD, c] += 1.0
-        if beta > FOLD_RATIO * s * scal[N_FOLD, c]:
-            _fold(c, beta, a, u)
-            beta = 0.0
-            scal[N_FOLD, c] = 0.0
-    return s, w2, beta
 
 
 @njit
@@ -223,8 +193,7 @@ def gram_pegasos_pass(data, lam, idx, coef, g, scal):
                 i = batch[m]
                 violates = Y[i, c] * s * g[i, c] < 1.0
                 coef[m] = Y[i, c] * sw[i] / (lam * k) / t if violates else 0.0
-            shrink = 1.0 - 1.0 / t  # 0 at t = 1, where w = 0 already
-            s, w2 = (s * shrink, w2 * shrink * shrink) if shrink != 0.0 else (1.0, 0.0)
+            s, w2, _ = shrunk(t, s, w2)  # (w = 0 at t = 1 already)
             for m in range(k):  # ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>
                 if coef[m] == 0.0:
                     continue
@@ -239,15 +208,8 @@ def gram_pegasos_pass(data, lam, idx, coef, g, scal):
                     change, column = coef[m] / s, K[batch[m]]
                     for j in range(n):
                         g[j, c] += column[j] * change
-            if w2 < 0.0:
-                w2 = 0.0
-            elif not w2 < np.inf:  # overflow: the caller's finite check reports it
-                s = np.nan
-            if w2 > radius2:
-                s *= math.sqrt(radius2 / w2)
-                w2 = radius2
-            if s < MIN_SCALE:
+            s, w2, factor, _, _, _, _, _ = settled(t, s, w2, 0.0, 0.0, 0.0, radius2, _NO_AVERAGE)
+            if factor != 1.0:  # (no coefficients, no average)
                 for j in range(n):
-                    g[j, c] *= s
-                s = 1.0
+                    g[j, c] *= factor
         scal[0, c], scal[1, c] = s, w2

@@ -13,7 +13,6 @@ once per chunk with one block of all the chunk's changed examples (by the
 caller: ``_solvers.kernel_pegasos.flush``).  Kernel evaluations are counted and returned.
 """
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -21,7 +20,7 @@ import numpy as np
 from ._jit import njit
 from .blocks import pair_block
 from .changes import clear, merge, new_changes
-from .linear import FOLD_RATIO, MIN_SCALE  # (the scale step's thresholds: linear Pegasos')
+from .scale import settled, shrunk
 
 PEGASOS = 0
 PERCEPTRON = 1
@@ -128,69 +127,41 @@ def _violators(batch, data, chunk, scal, mode, step_size, changes):
 
 @njit(inline="always")
 def shrink(t, state):
-    """Pegasos' (1 - 1/t) on every problem; t = 1 starts from w = 0."""
+    """Pegasos' (1 - 1/t) on every problem (:func:`.scale.shrunk`); t = 1 starts from w = 0."""
     a, g, u, scal = state
-    shrink = 1.0 - 1.0 / t
     for c in range(scal.shape[1]):
-        if shrink == 0.0:
+        s, w2, restart = shrunk(t, scal[S, c], scal[W2, c])
+        scal[S, c], scal[W2, c] = s, w2
+        if restart:
             if scal[BETA, c] != 0.0:
                 _fold(c, scal[BETA, c], a, u)
                 scal[BETA, c] = 0.0
                 scal[N_FOLD, c] = 0.0
             a[:, c] = 0.0
             g[:, c] = 0.0
-            scal[S, c] = 1.0
-            scal[W2, c] = 0.0
-        else:
-            scal[S, c] *= shrink
-            scal[W2, c] *= shrink * shrink
-
-
-@njit(inline="always")
-def _project(c, w2, plan, state):
-    """Problem c's overflow check, projection and rescaling; returns (s, ||w||^2, factor):
-    the factor by which a rescaling multiplied a[:, c] and g[:, c] (1.0 for none)."""
-    a, g, u, scal = state
-    s = scal[S, c]
-    if w2 < 0.0:
-        w2 = 0.0
-    elif not w2 < np.inf:  # inf, or inf - inf between the terms of a block
-        s = np.nan  # overflow: reported by the caller's finite check, not projected to 0
-    factor = 1.0
-    if plan.mode == PEGASOS:
-        if plan.radius2 > 0.0 and w2 > plan.radius2:
-            s *= math.sqrt(plan.radius2 / w2)
-            w2 = plan.radius2
-        if s < MIN_SCALE:
-            _fold(c, scal[BETA, c], a, u)
-            scal[BETA, c] = 0.0
-            scal[N_FOLD, c] = 0.0
-            for j in range(a.shape[0]):
-                a[j, c] *= s
-                g[j, c] *= s
-            factor = s
-            s = 1.0
-    return s, w2, factor
 
 
 @njit(inline="always")
 def finish_step(t, c, w2, plan, state):
-    """Problem c after its step: overflow, projection, rescaling, averaging.
+    """Problem c after its step t, its new ||w||^2 ``w2``: overflow, projection (Pegasos),
+    rescaling and averaging, as :func:`.scale.settled` decides.
 
     Returns the factor by which a rescaling multiplied a[:, c] and g[:, c]
     (1.0 when there was none)."""
-    a, _, u, scal = state
-    s, w2, factor = _project(c, w2, plan, state)
-    scal[S, c] = s
-    scal[W2, c] = w2
-    if t >= plan.avg_start:
-        scal[BETA, c] += s
-        scal[N_AVG, c] += 1.0
-        scal[N_FOLD, c] += 1.0
-        if scal[BETA, c] > FOLD_RATIO * s * scal[N_FOLD, c]:
-            _fold(c, scal[BETA, c], a, u)
-            scal[BETA, c] = 0.0
-            scal[N_FOLD, c] = 0.0
+    a, g, u, scal = state
+    radius2 = plan.radius2 if plan.mode == PEGASOS else 0.0  # (the Perceptron's s stays 1)
+    s, w2, factor, beta_old, beta, n_avg, n_fold, fold_now = settled(
+        t, scal[S, c], w2, scal[BETA, c], scal[N_AVG, c], scal[N_FOLD, c], radius2,
+        plan.avg_start)
+    if factor != 1.0:
+        _fold(c, beta_old, a, u)
+        for j in range(a.shape[0]):
+            a[j, c] *= factor
+            g[j, c] *= factor
+    if fold_now != 0.0:
+        _fold(c, fold_now, a, u)
+    scal[S, c], scal[W2, c], scal[BETA, c] = s, w2, beta
+    scal[N_AVG, c], scal[N_FOLD, c] = n_avg, n_fold
     return factor
 
 

@@ -15,7 +15,8 @@ Averaged iterates are kept lazily as well: ``sum_s w_s = u + beta * v``; when
 ``v`` moves by ``delta``, ``u -= beta * delta`` (O(nnz)), and each averaged
 step adds ``a`` to ``beta`` (O(1)).  Whenever ``v`` is rescaled (the scale
 ``a`` fell below ``MIN_SCALE``), ``beta * v`` is folded into ``u`` first, so
-``beta`` never grows large enough to swallow ``u``'s digits.
+``beta`` never grows large enough to swallow ``u``'s digits.  These rules of
+the scale are :mod:`.scale`'s, which the kernel solvers follow too.
 
 The solver also keeps the expansion coefficients of ``v`` in the training
 rows, ``v = sum_i gamma_i x_i`` (and their lazy average ``ugamma``), at O(1)
@@ -30,6 +31,7 @@ import numpy as np
 
 from ._jit import njit
 from .rows import row_axpy, row_dot, row_sqnorm
+from .scale import settled, shrunk
 
 # Layout of the scalar state vector ``scal`` shared with the Python layer.
 A = 0  # scale of w = a * v
@@ -41,13 +43,6 @@ BIAS_SUM = 5  # sum of the averaged b
 N_FOLD = 6  # iterates averaged since beta * v was last folded into u
 N_SCALARS = 7
 
-# Renormalise (fold a into v) once the scale falls below this.
-MIN_SCALE = 1e-9
-# Fold beta * v into u once beta / a exceeds this many times the number of
-# iterates averaged since the last fold: then earlier, larger scales dominate
-# beta and u + beta * v would cancel digits.  With a ~ 1/t this happens only
-# each time t grows ~50-fold.
-FOLD_RATIO = 4.0
 
 
 class LinearData(NamedTuple):
@@ -140,29 +135,13 @@ def fill_sqnorms_at(rows, sqnorm, idx, bias_feature):
 @njit
 def _restart(beta, n_fold, v, u, gamma, ugamma):
     """Step 1: (1 - eta_1 lam) w = 0, v folded into the average first (when beta != 0).
-    Returns the new (a, ||w||^2, the first violator's product, beta, n_fold)."""
+    Returns the new (the first violator's product, beta, n_fold)."""
     if beta != 0.0:
         _fold_average(beta, v, u, gamma, ugamma)
         n_fold = 0.0
     v[:] = 0.0
     gamma[:] = 0.0
-    return 1.0, 0.0, 0.0, 0.0, n_fold
-
-
-@njit
-def _project(a, wnorm2, radius2):
-    """Overflow and the projection onto ||w||^2 <= radius2 (0: none): the new (a, ||w||^2).
-
-    An overflowed ||w||^2 gives a NaN scale, which the caller's finite check
-    reports, where the projection would scale w to exactly 0 and hide it."""
-    if wnorm2 < 0.0:
-        wnorm2 = 0.0
-    elif wnorm2 == np.inf:
-        a = np.nan
-    if radius2 > 0.0 and wnorm2 > radius2:
-        a *= np.sqrt(radius2 / wnorm2)
-        wnorm2 = radius2
-    return a, wnorm2
+    return 0.0, 0.0, n_fold
 
 
 @njit
@@ -216,12 +195,9 @@ def pegasos_steps(data, plan, state, idx, t):
                 else:
                     viol[nv] = i
                 nv += 1
-        shrink = 1.0 - inv_t  # = 1 - eta_t * lam, exactly 0 at t = 1
-        if shrink == 0.0:
-            a, wnorm2, raw0, beta, n_fold = _restart(beta, n_fold, v, u, gamma, ugamma)
-        else:
-            a *= shrink
-            wnorm2 *= shrink * shrink
+        a, wnorm2, restart = shrunk(t, a, wnorm2)
+        if restart:
+            raw0, beta, n_fold = _restart(beta, n_fold, v, u, gamma, ugamma)
         eta_over_k = inv_t * inv_lam_k
         bias_step = 0.0
         for j in range(nv):
@@ -242,15 +218,14 @@ def pegasos_steps(data, plan, state, idx, t):
             bias_step += c
         if unreg_bias:
             b += bias_step
-        a, wnorm2 = _project(a, wnorm2, radius2)
-        if a < MIN_SCALE:
-            wnorm2 = _rescale(a, beta, v, u, gamma, ugamma)
-            a, beta, n_fold = 1.0, 0.0, 0.0
+        a, wnorm2, factor, beta_old, beta, n_avg, n_fold, fold_now = settled(
+            t, a, wnorm2, beta, n_avg, n_fold, radius2, avg_start)
+        if factor != 1.0:
+            wnorm2 = _rescale(factor, beta_old, v, u, gamma, ugamma)
+        if fold_now != 0.0:
+            _fold_average(fold_now, v, u, gamma, ugamma)
         if t >= avg_start:
-            beta, n_avg, n_fold, b_sum = beta + a, n_avg + 1.0, n_fold + 1.0, b_sum + b
-            if beta > FOLD_RATIO * a * n_fold:
-                _fold_average(beta, v, u, gamma, ugamma)
-                beta, n_fold = 0.0, 0.0
+            b_sum += b
         t += 1
     scal[A], scal[WNORM2], scal[BIAS], scal[BETA] = a, wnorm2, b, beta
     scal[N_AVG], scal[BIAS_SUM], scal[N_FOLD] = n_avg, b_sum, n_fold
