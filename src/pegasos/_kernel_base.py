@@ -31,13 +31,17 @@ from ._base import (
 )
 from ._memory import check_memory
 from ._numba.codes import KERNEL_TABLE
-from ._numba.kernels import Kernel
 from ._probability import ProbabilityMixin
 from ._rows import as_rows, check_sparse_structure, column_products, compact_columns
 from ._sampling import IndexStream
 from ._sklearn_private import Interval, StrOptions
 from ._solvers import kernel_pegasos as _kp
-from ._solvers.engine import check_kernel_finite, decision_values, norms_and_diagonal
+from ._solvers.engine import (
+    check_kernel_finite,
+    decision_values,
+    kernel_of,
+    norms_and_diagonal,
+)
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
 from .objective import DualityGap, best_multiple, feasible, finite_gap
@@ -555,5 +559,4 @@ def _kernel_args(kernel, gamma, coef0, degree, X):
         gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
     elif gamma == "auto":
         gamma = 1.0 / X.shape[1]
-    return Kernel(code=KERNELS[kernel], gamma=float(gamma), coef0=float(coef0),
-                  degree=int(degree), bias2=0.0)
+    return kernel_of(KERNELS[kernel], gamma, coef0, degree)

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .._base import check_finite_weights
 from .._numba import blocks as _blocks
-from .._numba.kernels import PRECOMPUTED, Points, kernel_diagonal
+from .._numba.kernels import PRECOMPUTED, Kernel, Points, kernel_diagonal
 from .._numba.linear import row_sqnorms
 from .._rows import check_array
 from . import gram as _gram
@@ -80,6 +80,14 @@ def kernel_block(points, idx, kern, dtype=None, engine=None):
 def block_columns(n_features):
     """How many rows of ``n_features`` values fit densely in :data:`BLOCK_BYTES` (at least 1)."""
     return max(1, BLOCK_BYTES // (8 * max(n_features, 1)))
+
+
+def kernel_of(code, gamma, coef0, degree):
+    """The :class:`~pegasos._numba.kernels.Kernel` the compiled code takes: the kernel's
+    code (:data:`pegasos._numba.codes.KERNEL_TABLE`), its parameters as numbers, no
+    ``bias2``."""
+    return Kernel(code=code, gamma=float(gamma), coef0=float(coef0), degree=int(degree),
+                  bias2=0.0)
 
 
 def points(rows, sqnorm):
