@@ -65,12 +65,15 @@ def violation(y, C, a, G):
     m, M, i = -np.inf, np.inf, -1
     for t in range(y.shape[0]):
         s = -y[t] * G[t]
+        above, below = a[t] > 0.0, a[t] < C[t]
         pos = y[t] > 0
-        if (a[t] < C[t]) if pos else (a[t] > 0.0):
-            if s > m:
-                m, i = s, t
-        if (a[t] > 0.0) if pos else (a[t] < C[t]):
-            M = min(M, s)
+        # selects, not branches: which rows may move follows the data, which the CPU
+        # cannot predict (a branch per row measured 3 times slower); the one branch
+        # left is rarely taken
+        up = s if (below and pos) or (above and not pos) else -np.inf
+        if up > m:
+            m, i = up, t
+        M = min(M, s if (above and pos) or (below and not pos) else np.inf)
     return m, M, i
 
 
@@ -80,18 +83,18 @@ def violation_by_sign(y, C, a, G):
     (LIBSVM's Solver_NU: Gmaxp, -Gmaxp2, and Gmaxn, -Gmaxn2)."""
     mp, Mp, ip = -np.inf, np.inf, -1
     mn, Mn, i_n = -np.inf, np.inf, -1
-    for t in range(y.shape[0]):
+    for t in range(y.shape[0]):  # (selects, as in violation)
         s = -y[t] * G[t]
-        if y[t] > 0:
-            if a[t] < C[t] and s > mp:
-                mp, ip = s, t
-            if a[t] > 0.0:
-                Mp = min(Mp, s)
-        else:
-            if a[t] > 0.0 and s > mn:
-                mn, i_n = s, t
-            if a[t] < C[t]:
-                Mn = min(Mn, s)
+        above, below = a[t] > 0.0, a[t] < C[t]
+        pos = y[t] > 0
+        up = s if pos and below else -np.inf
+        if up > mp:
+            mp, ip = up, t
+        Mp = min(Mp, s if pos and above else np.inf)
+        up = s if not pos and above else -np.inf
+        if up > mn:
+            mn, i_n = up, t
+        Mn = min(Mn, s if not pos and below else np.inf)
     return mp, Mp, ip, mn, Mn, i_n
 
 
