@@ -12,6 +12,10 @@ them): one module per algorithm family.
   blocks, the engine's memory budget, prediction;
 * :mod:`.report`: :class:`~.report.Report`, the one progress record every
   solver gives its ``callback``.
+
+A compiled module imported here under an alias takes an ``n`` (``_nkp``,
+``_nsbp``, ``_nws``, ``_ngram``), so that an alias names one module wherever it
+appears: the estimators' ``_kp``, ``_sbp`` and ``_ws`` are this layer's modules.
 """
 
 from .report import Report

@@ -6,27 +6,27 @@ import math
 import numpy as np
 
 from .._base import NEVER, resolve_lam
-from .._numba import gram as _gram
-from .._numba import kernel_pegasos as _kp
+from .._numba import gram as _ngram
+from .._numba import kernel_pegasos as _nkp
 from .._numba.gram import GramData
 from .._numba.kernel_pegasos import ResponseData, ResponsePlan, ResponseState
 from .._rows import check_array, check_draws, check_per_row
 from .._sampling import IndexStream
 from .engine import add_block, block_columns, engine_for, points, run_calls
 
-PEGASOS, PERCEPTRON = _kp.PEGASOS, _kp.PERCEPTRON
+PEGASOS, PERCEPTRON = _nkp.PEGASOS, _nkp.PERCEPTRON
 
 
 def chunk_steps(k, max_cols):
     """Iterations per chunk for batches of k: CHUNK_DRAWS draws (at most max_cols), at least one."""
-    return max(1, min(_kp.CHUNK_DRAWS, max_cols) // k)
+    return max(1, min(_nkp.CHUNK_DRAWS, max_cols) // k)
 
 
 def new_chunk(n, n_problems, k, max_cols):
     """An empty :class:`~pegasos._numba.kernel_pegasos.Chunk` for n examples and batches of k
     (allocated here: a compiled function to allocate it cost a first fit 0.2 s of compiling)."""
     cap = chunk_steps(k, max_cols) * k
-    return _kp.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
+    return _nkp.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
                      np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
                      np.zeros((cap, n_problems)), np.zeros(2, np.int64))
 
@@ -34,10 +34,10 @@ def new_chunk(n, n_problems, k, max_cols):
 def output(state):
     """The output coefficients (n, n_problems): the average, or the last iterate."""
     a, _, u, scal = state
-    out = scal[_kp.S] * a
-    averaged = scal[_kp.N_AVG] > 0
-    out[:, averaged] = (u[:, averaged] + scal[_kp.BETA, averaged] * a[:, averaged]) / scal[
-        _kp.N_AVG, averaged
+    out = scal[_nkp.S] * a
+    averaged = scal[_nkp.N_AVG] > 0
+    out[:, averaged] = (u[:, averaged] + scal[_nkp.BETA, averaged] * a[:, averaged]) / scal[
+        _nkp.N_AVG, averaged
     ]
     return out
 
@@ -75,8 +75,8 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
                   loss_weights=data.sw)
     check_array("the targets Y", data.Y, (n, n_problems))
     state = ResponseState(*(np.zeros((n, n_problems)) for _ in range(3)),
-                          scal=np.zeros((_kp.N_SCALARS, n_problems)))
-    state.scal[_kp.S] = 1.0
+                          scal=np.zeros((_nkp.N_SCALARS, n_problems)))
+    state.scal[_nkp.S] = 1.0
     if gram is not None:
         return state, _run_gram(gram, data, kern, plan, T, stream, report, state)
     chunk = new_chunk(n, n_problems, plan.k, plan.max_cols)
@@ -89,7 +89,7 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
         done, evals = 0, 0
         while done < steps:  # to the end of each chunk, then its flush
             now = min(steps - done, per_chunk - (t - 1) % per_chunk)
-            t, e = _kp.kernel_pegasos_blocks(data, kern, plan, state, chunk,
+            t, e = _nkp.kernel_pegasos_blocks(data, kern, plan, state, chunk,
                                              idx[done * plan.k : (done + now) * plan.k], t)
             done, evals = done + now, evals + e
             if (t - 1) % per_chunk == 0 or t - 1 == T:
@@ -110,7 +110,7 @@ def _run_gram(gram, data, kern, plan, T, stream, report, state):
     def step(steps, t):
         idx = stream.take(steps * plan.k)
         check_draws(idx, n)
-        return _gram.gram_pegasos_steps(K, plan, state, idx, t), 0
+        return _ngram.gram_pegasos_steps(K, plan, state, idx, t), 0
 
     return run_calls(T, plan.k, step, state.scal, None if report is None else
                      lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
@@ -120,7 +120,7 @@ def flush(engine, points, kern, max_cols, g, chunk):
     """The chunk's pending changes into every row's responses ``g``, by kernel blocks of
     at most ``max_cols`` columns (the engine's :func:`~.engine.add_block`); empties the
     :class:`~pegasos._numba.kernel_pegasos.Chunk`.  Returns kernel evaluations."""
-    n_rows, n_cols = int(chunk.counts[_kp.N_ROWS]), int(chunk.counts[_kp.N_COLS])
+    n_rows, n_cols = int(chunk.counts[_nkp.N_ROWS]), int(chunk.counts[_nkp.N_COLS])
     for start in range(0, n_cols, max_cols):
         stop = min(n_cols, start + max_cols)
         add_block(engine, points, chunk.col_rows[start:stop], kern, chunk.pending[start:stop], g)
@@ -153,14 +153,14 @@ def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw, gram=None):
         idx = stream.take(T * k)
         check_draws(idx, n)
         g, scal, evals = np.zeros(Y.shape), np.zeros((2, Y.shape[1])), 0
-        _gram.gram_pegasos_pass(GramData(gram, Y, sw), lam, idx, np.empty(k), g, scal)
+        _ngram.gram_pegasos_pass(GramData(gram, Y, sw), lam, idx, np.empty(k), g, scal)
         scale, w2 = scal
     else:
         plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
                             max_cols=block_columns(rows.n_features))
         state, evals = run(rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan, T,
                            stream)
-        g, scale, w2 = state.g, state.scal[_kp.S], state.scal[_kp.W2]
+        g, scale, w2 = state.g, state.scal[_nkp.S], state.scal[_nkp.W2]
     hinge = np.average(np.maximum(0.0, 1.0 - Y * (scale * g)), axis=0, weights=sw)
     norm = np.sqrt(np.maximum(w2, 0.0))
     nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)

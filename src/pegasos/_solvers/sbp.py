@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from .._numba import blocks as _blocks
-from .._numba import gram as _gram
-from .._numba import sbp as _sbp
+from .._numba import gram as _ngram
+from .._numba import sbp as _nsbp
 from .._numba import water_filling as _wf
 from .._numba.sbp import Biased, SBPData, SBPPlan, SBPState, Scratch
 from .._rows import check_array, check_per_row
@@ -24,7 +24,7 @@ def fit(rows, sqnorm, diag, Y, budgets, sw, kern, plan, biased, report=None, gra
     radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
     return run(
         rows, SBPData(points(rows, sqnorm), Y, budgets, sw), kern,
-        SBPPlan(radius=radius, draws=_sbp.draws_of(biased), avg_start=plan.avg_start(1),
+        SBPPlan(radius=radius, draws=_nsbp.draws_of(biased), avg_start=plan.avg_start(1),
                 max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
         plan.n_iter, plan.seeds[0], plan.batch_size, report, gram,
     )
@@ -49,7 +49,7 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     check_array("the targets Y", data.Y, (n, n_problems))
     check_array("the slack budgets", data.budgets, (n_problems,))
     state = SBPState(*(np.zeros((n, n_problems)) for _ in range(4)),
-                     scal=np.zeros((_sbp.SBP_SCALARS, n_problems)))
+                     scal=np.zeros((_nsbp.SBP_SCALARS, n_problems)))
     rng = np.random.default_rng(seed)
     per = 2 * batch_size if isinstance(plan.draws, Biased) else batch_size
     scratch = new_scratch(n, per)
@@ -62,8 +62,8 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     def step(steps, t):
         draws = rng.random((steps, n_problems, per))
         if gram is not None:
-            return _gram.gram_sbp_steps(on_gram, gram_plan, state, draws, t, scratch), 0
-        return _sbp.sbp_blocks(data, kern, plan, state, draws, t, scratch)
+            return _ngram.gram_sbp_steps(on_gram, gram_plan, state, draws, t, scratch), 0
+        return _nsbp.sbp_blocks(data, kern, plan, state, draws, t, scratch)
 
     evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
                       else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
@@ -86,7 +86,7 @@ def output(state, c, target, sw, budget, biased):
     averaged iterates, or 1).
     """
     a, r = state.a[:, c], state.r[:, c]
-    n_avg = state.scal[_sbp.SBP_N_AVG, c]
+    n_avg = state.scal[_nsbp.SBP_N_AVG, c]
     if n_avg > 0:
         a, r, scale = state.a_sum[:, c], state.r_sum[:, c], n_avg
     else:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .._memory import check_memory
 from .._numba import blocks as _blocks
-from .._numba import working_set as _ws
+from .._numba import working_set as _nws
 from .._numba.working_set import InnerPlan, Subproblem, solve_block
 from .threads import one_blas_thread
 
@@ -414,7 +414,7 @@ class _Columns:
             _, mine, theirs = np.intersect1d(self.vars, self._block_vars, assume_unique=True,
                                              return_indices=True)
             at[mine] = theirs
-        _ws.kept_block(self.store, self.slots, self.rows, out, self._block, at)
+        _nws.kept_block(self.store, self.slots, self.rows, out, self._block, at)
         self._spare, self._block, self._block_vars = self._block, out, self.vars
         return out
 
@@ -428,7 +428,7 @@ class _Columns:
             for r in moved:
                 Ft += delta[r][:, None] * self.store[slots[r]]
         elif moved.size:
-            _ws.add_columns(self.store, slots[moved], np.ascontiguousarray(delta[moved]), F.T)
+            _nws.add_columns(self.store, slots[moved], np.ascontiguousarray(delta[moved]), F.T)
 
 
 class Arena:
