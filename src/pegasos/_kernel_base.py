@@ -6,6 +6,7 @@ the fit of kernel Pegasos and the Perceptron (:class:`_ResponseSolver`)."""
 import math
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -146,6 +147,28 @@ _GAP_PARAMETERS = """        Parameters
 """
 
 
+class Prepared(NamedTuple):
+    """A training set made ready for the solvers (:meth:`_KernelModel._prepare`): the
+    rows (``_rows.as_rows``), their squared norms, K's diagonal, and K itself for a
+    small set (else None)."""
+
+    rows: object
+    sqnorm: np.ndarray
+    diag: np.ndarray
+    gram: np.ndarray | None
+
+
+class FittedProblem(NamedTuple):
+    """One fitted binary problem, as its certificate reads it: its ``rows`` (None for
+    all), their targets ``Y`` (m, problems) in {-1, +1}, the coefficients ``coef``
+    over the support vectors and the ``intercept``."""
+
+    rows: np.ndarray | None
+    Y: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+
+
 class _SparseGram(TypeError, ValueError):
     """A sparse Gram matrix: SVC's TypeError, and the ValueError of other bad input."""
 
@@ -214,17 +237,16 @@ class _KernelModel(BaseEstimator):
         return self._rows_of(X, use_gram(X.shape[0]))
 
     def _rows_of(self, X, with_gram):
-        """:meth:`_prepare`'s rows, squared norms, diagonal and kernel matrix (``with_gram``;
-        else None) of X, ``gamma_`` resolved (a distributed fit's problems prepare their
-        rows with it)."""
+        """:meth:`_prepare`'s :class:`Prepared` of X, its kernel matrix only ``with_gram``,
+        ``gamma_`` resolved (a distributed fit's problems prepare their rows with it)."""
         (compact,) = compact_columns(X)  # rows reach the engine without unused columns
         rows = as_rows(compact, X.dtype)
         if not with_gram:
-            return (rows, *norms_and_diagonal(rows, self._kargs), None)
+            return Prepared(rows, *norms_and_diagonal(rows, self._kargs), None)
         sqnorm, gram = training_matrix(rows, self._kargs)
         diag = np.diag(gram).copy()
         check_kernel_finite(sqnorm, diag)
-        return rows, sqnorm, diag, gram
+        return Prepared(rows, sqnorm, diag, gram)
 
     def _fit_callable(self, X, y, sample_weight):
         """``fit`` with a callable kernel: the precomputed problem of ``kernel(X, X)``,
@@ -427,7 +449,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         training = self._is_training_set(X)
         problems = self._problems(y)
         # every problem's RKHS norm from one pass of the support vectors against themselves
-        coef = np.ascontiguousarray(np.vstack([p[2] for p in problems]))
+        coef = np.ascontiguousarray(np.vstack([p.coef for p in problems]))
         w2 = np.einsum("cs,sc->c", coef, (
             self._products(X, self.support_, self.support_, coef, bias2)
             if self.kernel == "precomputed"
@@ -442,11 +464,11 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         return gaps
 
     def _problems(self, y):
-        """The fitted binary problems on rows with labels y: (the rows, None for all;
-        their ±1 targets (m, problems); the coefficients over the support vectors;
-        the intercepts).  One-vs-rest here."""
-        return [(None, np.column_stack(self._binary_targets(y)),
-                 np.ascontiguousarray(dense(self.dual_coef_), dtype=np.float64), self.intercept_)]
+        """The :class:`FittedProblem` of the model on rows with labels y: one-vs-rest
+        here."""
+        return [FittedProblem(None, np.column_stack(self._binary_targets(y)),
+                              np.ascontiguousarray(dense(self.dual_coef_), dtype=np.float64),
+                              self.intercept_)]
 
     def _gaps(self, X, rows, Y, sw, coef, intercept, w2, lam, bias2, unregularized, training):
         """The certificates of the problems ``coef`` (RKHS norms squared ``w2``) on X's

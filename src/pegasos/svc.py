@@ -16,7 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
-from ._kernel_base import _documented, _KernelClassifier, dense
+from ._kernel_base import FittedProblem, _documented, _KernelClassifier, dense
 from ._memory import check_memory
 from ._probability import _has_probability, couple, libsvm_folds, pair_decisions, pair_sigmoid
 from ._rows import as_rows, compact_columns
@@ -414,17 +414,18 @@ class DualSVC(_KernelClassifier):
         if callable(self.kernel):
             return self._fit_callable(X, y, sample_weight)
         X, y = self._validate_xy(X, y, reset=True)
-        rows, sqnorm, _, gram = self._setup(X, y)
+        prepared = self._setup(X, y)
         bounds = self._bounds(X, y, sample_weight)
         check_weighted_classes(y, bounds)
         problems = self._split(y)
         self._keep_sigmoids(len(problems))
         # the kernel's diagonal, or the kernel matrix of a small training set, once
-        solved, seconds, evals = [], 0.0, rows.n_rows if gram is None else gram.size
+        solved, seconds = [], 0.0
+        evals = prepared.rows.n_rows if prepared.gram is None else prepared.gram.size
         arena = _ws.Arena()  # (one memory for every problem's kept columns)
         for p, (keep, Y) in enumerate(problems):
             result, cost = self._solve_problem(
-                self._cut(X, y, keep, Y, bounds, (rows, sqnorm, gram)),
+                self._cut(X, y, keep, Y, bounds, prepared),
                 (p, len(problems), seconds), arena)
             solved.append(result)
             seconds += result.seconds
@@ -455,8 +456,8 @@ class DualSVC(_KernelClassifier):
 
     def _cut(self, X, y, keep, Y, bounds, prepared):
         """The :class:`Cut` of one problem: X's rows ``keep`` (all when None), given
-        :meth:`_setup`'s rows, squared norms and kernel matrix (or None) of all of X."""
-        rows, sqnorm, gram = prepared
+        :meth:`_setup`'s :class:`~pegasos._kernel_base.Prepared` of all of X."""
+        rows, sqnorm, gram = prepared.rows, prepared.sqnorm, prepared.gram
         labels = y
         if keep is not None:
             X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
@@ -697,8 +698,8 @@ class DualSVC(_KernelClassifier):
         out = []
         for p, (i, j) in enumerate(itertools.combinations(range(len(self.classes_)), 2)):
             rows = np.flatnonzero((labels == i) | (labels == j))
-            out.append((rows, np.where(labels[rows] == i, 1.0, -1.0)[:, None], coef[p:p + 1],
-                        self.intercept_[p:p + 1]))
+            out.append(FittedProblem(rows, np.where(labels[rows] == i, 1.0, -1.0)[:, None],
+                                     coef[p:p + 1], self.intercept_[p:p + 1]))
         return out
 
     def decision_function(self, X):
