@@ -26,11 +26,11 @@ import numpy as np
 
 from ._jit import njit
 from .kernel_pegasos import BETA, N_FOLD, PEGASOS, W2, S, _fold, finish_step
+from .sbp import SBP_W2, draw_one, finish_all
 from .scale import settled, shrunk
 
 #: A step that never joins an average (gram_pegasos_pass keeps none).
 _NO_AVERAGE = np.iinfo(np.int64).max
-from .sbp import SBP_W2, draw_one, finish_all
 
 
 class GramData(NamedTuple):

@@ -44,7 +44,6 @@ N_FOLD = 6  # iterates averaged since beta * v was last folded into u
 N_SCALARS = 7
 
 
-
 class LinearData(NamedTuple):
     """One binary problem's data: ``rows`` (dense array or CSR triplet), targets
     ``y`` (n,) in {-1, +1}, loss weights ``sw`` (n,), and ``sqnorm`` (n,):
