@@ -30,6 +30,7 @@ coefficients (one per other class), then its ``index:value`` pairs.
 :func:`from_libsvm` reads all five kinds of LIBSVM model back.
 """
 
+import itertools
 import math
 import os
 
@@ -313,7 +314,6 @@ def _libsvm_layout(est):
     by label, the pair (i, j) positive for label i -- LIBSVM's decision is positive for the
     first label of its pair -- its coefficients of class i's vectors in row j - 1 and of class
     j's in row i."""
-    import itertools
 
     from ._kernel_base import dense
 
@@ -441,7 +441,6 @@ def _pair_sigmoids(est, signs):
     """(probA, probB) of LIBSVM's pairs: the sigmoid of a pair's decision for its first label
     (ours: for the pair's first class, or classes_[1] of two; a pair whose decision is
     negated keeps A and negates B)."""
-    import itertools
 
     k = len(est.classes_)
     if k == 2:
@@ -703,7 +702,6 @@ def _set_single(est, fields, coef, rows, rho, path):
 def _set_classifier(est, fields, k, coef, rows, rho, path):
     """SVC's one-vs-one attributes from LIBSVM's layout (its labels in any order, sorted
     here; a pair whose classes swap has its decision, rho and sigmoid negated)."""
-    import itertools
 
     labels = _numbers(fields, "label", k, path, int)
     if len(set(labels)) != k:
