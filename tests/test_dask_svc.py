@@ -295,8 +295,6 @@ class _KillOnCall(WorkerPlugin):
         import threading
 
         def later():
-            import time
-
             time.sleep(1.0)
             if _claimed(self.flag):
                 os._exit(1)
@@ -334,7 +332,9 @@ def test_a_holder_lost_before_it_is_called_is_an_error():
         holder.append(1).result()
         gone = set(client.scheduler_info()["workers"])
         client.run(_exit_soon)
+        deadline = time.monotonic() + 60
         while gone & set(client.scheduler_info()["workers"]):
+            assert time.monotonic() < deadline, "the killed worker was never removed"
             time.sleep(0.05)
         with pytest.raises(LostRowsError, match="holding rows of the problem was lost"):
             holder.append(2)
