@@ -361,6 +361,17 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         self.classes_ = classes
         return self._prepare(X)
 
+    def _begin_fit(self, X, y, sample_weight):
+        """The stochastic solvers' first steps of a fit: X and y validated, the classes,
+        the :class:`Prepared` rows and the loss weights (each class's checked); returns
+        the four."""
+        X, y = self._validate_xy(X, y, reset=True)
+        _warn_cache_size(self)
+        prepared = self._setup(X, y)
+        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
+        check_weighted_classes(y, sw)
+        return X, y, prepared, sw
+
     def _report(self, problem, t, done, evals, seconds, coef, intercept):
         """Call ``callback`` with the current output model of one binary problem."""
         self.callback(Report(
@@ -530,12 +541,8 @@ class _ResponseSolver(_KernelClassifier):
     def _fit(self, X, y, sample_weight, mode):
         """Either's fit, ``mode`` :data:`~pegasos._solvers.kernel_pegasos.PEGASOS` or
         ``PERCEPTRON``, its plan :meth:`_plan`'s."""
-        X, y = self._validate_xy(X, y, reset=True)
-        _warn_cache_size(self)
-        rows, sqnorm, diag, gram = self._setup(X, y)
+        X, y, (rows, sqnorm, diag, gram), sw = self._begin_fit(X, y, sample_weight)
         n = rows.n_rows
-        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
-        check_weighted_classes(y, sw)
         bias2 = self._bias2()
         plan = self.plan_ = self._plan(n, sw)
         if mode == _kp.PEGASOS:

@@ -12,7 +12,6 @@ from sklearn.utils.validation import validate_data
 from ._base import (
     binary_targets,
     check_exclusive_params,
-    check_weighted_classes,
     constraints_of,
     loss_weights,
     make_plan,
@@ -23,7 +22,6 @@ from ._kernel_base import (
     _documented,
     _kernel_args,
     _KernelClassifier,
-    _warn_cache_size,
     dense,
 )
 from ._rows import as_rows, check_sparse_structure
@@ -181,12 +179,8 @@ class SBPClassifier(_KernelClassifier):
         __FIT_PARAMETERS__
         """
         check_exclusive_params(self)
-        X, y = self._validate_xy(X, y, reset=True)
-        _warn_cache_size(self)
-        rows, sqnorm, diag, gram = self._setup(X, y)
+        X, y, (rows, sqnorm, diag, gram), sw = self._begin_fit(X, y, sample_weight)
         n = rows.n_rows
-        sw = loss_weights(X, y, sample_weight, self.class_weight, self.classes_)
-        check_weighted_classes(y, sw)
         Y = np.ascontiguousarray(np.column_stack(self._binary_targets(y)))
         if self.fit_intercept and not (np.all(sw @ (Y > 0) > 0) and np.all(sw @ (Y < 0) > 0)):
             raise ValueError(
