@@ -729,7 +729,10 @@ class DaskDualSVC(DualSVC):
         n = len(y)
         small = use_gram(n)
         blocks, orders = training.problem_blocks(y, problems)
-        est, tag = client.scatter(self._worker_copy(), broadcast=True), uuid.uuid4().hex[:8]
+        # the estimator's copy travels inside each task (a few kB), not scattered: a scattered
+        # copy is lost for good once every worker holding it dies, and the tasks needing it
+        # are then forgotten, hiding the failure that killed the workers
+        est, tag = self._worker_copy(), uuid.uuid4().hex[:8]
         gram = client.submit(_training_matrix, est, training.all_rows(),
                              pure=False) if small else None
         futures = {}
