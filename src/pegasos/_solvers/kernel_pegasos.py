@@ -27,8 +27,8 @@ def new_chunk(n, n_problems, k, max_cols):
     (allocated here: a compiled function to allocate it cost a first fit 0.2 s of compiling)."""
     cap = chunk_steps(k, max_cols) * k
     return _nkp.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
-                     np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
-                     np.zeros((cap, n_problems)), np.zeros(2, np.int64))
+                      np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
+                      np.zeros((cap, n_problems)), np.zeros(2, np.int64))
 
 
 def output(state):
@@ -90,7 +90,7 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
         while done < steps:  # to the end of each chunk, then its flush
             now = min(steps - done, per_chunk - (t - 1) % per_chunk)
             t, e = _nkp.kernel_pegasos_blocks(data, kern, plan, state, chunk,
-                                             idx[done * plan.k : (done + now) * plan.k], t)
+                                              idx[done * plan.k : (done + now) * plan.k], t)
             done, evals = done + now, evals + e
             if (t - 1) % per_chunk == 0 or t - 1 == T:
                 evals += flush(engine, data.points, kern, plan.max_cols, state.g, chunk)
