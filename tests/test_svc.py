@@ -46,7 +46,7 @@ def test_equals_the_naive_working_set_iteration(classes, weights, solver_path):
                   multi_class="ovr").fit(K, y, sample_weight=sw)
     Y = _targets(y)
     C = 3.0 * (np.ones(len(y)) if sw is None else sw)
-    a, F, b = working_set_dual(stored_kernel(K, solver_path), Y, C, q=16, new=8, tol=1e-4)
+    a, F, b = working_set_dual(stored_kernel(K, solver_path), Y, C, q=16, new=4, tol=1e-4)
     coef = np.zeros((Y.shape[1], len(y)))
     coef[:, clf.support_] = clf.dual_coef_
     np.testing.assert_allclose(coef, (Y * a).T, rtol=0, atol=1e-10)

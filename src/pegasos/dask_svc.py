@@ -31,7 +31,7 @@ variables, gradients and kernel columns split between the workers (one
 actor each, holding consecutive chunks), the selection and the q x q
 subproblem on the driver (:mod:`pegasos._solvers.across`): per iteration the
 workers propose their most violating rows, the driver merges them by the
-in-memory rule, gathers the new rows of the working set (q/2 rows of d
+in-memory rule, gathers the new rows of the working set (q/4 rows of d
 values) and sends them to every worker, which computes their kernel columns
 for its rows and returns its rows of the working set's block; the driver
 solves the subproblem and sends its step, and each worker updates its

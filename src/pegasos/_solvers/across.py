@@ -15,7 +15,7 @@ training order), and its selection, working set and inner solve on the driver
    set, and keeps the column cache's book (which rows' columns are kept, in
    which slot: the same on every partition);
 3. the partitions holding the new rows whose columns are not kept send them
-   (q/2 rows at most); the driver sends them to every partition, which
+   (q/4 rows at most); the driver sends them to every partition, which
    computes their kernel columns for its own rows (the engine, one block) and
    returns its rows of the working set's block and their gradients;
 4. the driver solves the q x q subproblem and keeps the step for the next
