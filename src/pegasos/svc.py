@@ -175,9 +175,10 @@ class DualSVC(_KernelClassifier):
     optimality conditions most -- a quarter of them new, the newer three
     quarters of the previous set kept -- solves the dual restricted to them by
     SMO (LIBSVM's second-order pair selection) until their violation falls to
-    a tenth, and brings every gradient up to date with one block product.  Kernel columns
-    are computed by the blocked engine, a block of rows at a time, and kept:
-    a row chosen again costs nothing while its column is in the cache.
+    a tenth, and brings every gradient up to date with one block product.
+    Kernel columns are computed by the blocked engine, a block of rows at a
+    time, and kept: a row chosen again costs nothing while its column is in
+    the cache.
 
     Multi-class problems are one-vs-one by default, as in SVC: one problem
     per pair of classes on their rows, the model SVC's (its support vectors,
@@ -215,12 +216,12 @@ class DualSVC(_KernelClassifier):
         and the duality gap.
     working_set_size : int >= 4, default=1024
         Rows per working set (q).  Each iteration computes at most ``q/4``
-        new kernel columns (2 at least, ``q`` at the first): each problem's worst pairs
-        of rows, the problems taking turns (at least two pairs, so that a
+        new kernel columns (2 at least, ``q`` at the first): each problem's
+        worst pairs of rows, the problems taking turns (at least two pairs, so that a
         pair that moves together stays together).
     cache_size : float >= 0, default=200.0
         Memory in MB for kernel columns kept beyond the working set's own
-        (``1.5 q`` columns of n values, always kept), in float32 whatever the
+        (``1.25 q`` columns of n values, always kept), in float32 whatever the
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
         How much more pays depends on what a column costs (BENCHMARKS.md,
