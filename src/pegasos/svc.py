@@ -148,6 +148,12 @@ def training_coef(coef, keep, n_total):
     return full
 
 
+def _set_size(q):
+    """The fields of a :class:`~pegasos._solvers.working_set.WorkingSetPlan` that follow
+    from its working-set size ``q``: the rows new per iteration and the inner steps."""
+    return {"q": q, "new": max(2, int(q * NEW_SHARE)), "max_inner": INNER_STEPS_PER_ROW * q}
+
+
 def working_set_plan(est, n_vars, rows, n_total):
     """The :class:`~pegasos._solvers.working_set.WorkingSetPlan` of the estimator ``est``
     (its ``working_set_size``, ``tol``, ``max_iter``, ``cache_size``) for a problem of
@@ -156,8 +162,7 @@ def working_set_plan(est, n_vars, rows, n_total):
     q = min(int(est.working_set_size), n_vars)
     itemsize = np.dtype(_ws.STORE_DTYPE).itemsize
     return _ws.WorkingSetPlan(
-        q=q, new=max(2, int(q * NEW_SHARE)), tol=float(est.tol), ratio=INNER_RATIO,
-        max_inner=INNER_STEPS_PER_ROW * q, max_iter=int(est.max_iter),
+        **_set_size(q), tol=float(est.tol), ratio=INNER_RATIO, max_iter=int(est.max_iter),
         cache_rows=int(min(n, est.cache_size * 2**20 // (itemsize * n))),
         engine=engine_for(n_total),
     )
@@ -633,9 +638,7 @@ class DualSVC(_KernelClassifier):
         if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
             plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
         else:
-            q = max(2, plan.q // FOLD_SET_DIVISOR)
-            plan = plan._replace(q=q, new=max(2, int(q * NEW_SHARE)),
-                                 max_inner=INNER_STEPS_PER_ROW * q)
+            plan = plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
         rows = np.flatnonzero(bounds > 0)
         dec = np.zeros(len(y))
         for train, test in libsvm_folds(rows, seed):
