@@ -55,22 +55,15 @@ def data(name, data_dir, quick):
             return X[:3000], y[:3000], Xt[:2000], yt[:2000], 10.0, "scale"
         return X, y, Xt, yt, 10.0, "scale"
     if name in PROFILE_SETS:
+        from pegasos._kernel_base import _kernel_args  # gamma="scale" as the fit resolves it
+
         from .dualsvc_profile import C_OF
         from .dualsvc_profile import data as profile_data
 
         X, y, Xt, yt, _ = profile_data(name, data_dir, quick)
-        return X, y, Xt, yt, C_OF[name], scale_gamma(X)
+        return X, y, Xt, yt, C_OF[name], _kernel_args("rbf", "scale", 0.0, 3, X).gamma
     X, y, Xt, yt, gamma = binary_data(name, data_dir, quick)
     return X, y, Xt, yt, 1.0, gamma
-
-
-def scale_gamma(X):
-    """gamma = "scale" as a number (the dual objective needs one): 1 / (d var(X)), in
-    float64, dense or CSR."""
-    import scipy.sparse as sp
-
-    var = (X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else X.var()
-    return float(1.0 / (X.shape[1] * var))
 
 
 def solvers(C, gamma, n, dense, multiclass):
