@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
+import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 from sklearn.utils import check_random_state  # noqa: E402
 
@@ -196,10 +197,15 @@ def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkey
     monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)
     monkeypatch.setattr(dask_backend, "CONNECT_GRACE", 1.0)
     tic = time.perf_counter()
+    before = dask.config.get("scheduler", None)
     try:
         with pytest.raises(ValueError, match=rf"no Dask scheduler answered at 'tcp://127.0.0.1:{port}'"
                                              r" within 2 s"):
             DaskPegasosClassifier(scheduler=f"tcp://127.0.0.1:{port}").fit(Xd, yd)
+        # the client still trying in its thread left Dask's configuration alone (made as
+        # the default, it had set scheduler="dask.distributed" until its attempt failed:
+        # a .compute() elsewhere then asked for a client that did not exist)
+        assert dask.config.get("scheduler", None) == before
     finally:
         server.close()
         for conn in accepted:
@@ -212,7 +218,9 @@ def test_the_active_client_and_a_client_object_are_used(cluster, data):
 
     X, y, Xd, yd = data
     params = dict(lam=0.01, n_epochs=3, random_state=0)
+    before = dask.config.get("scheduler", None)
     expected = DaskPegasosClassifier(scheduler=cluster.scheduler_address, **params).fit(Xd, yd)
+    assert dask.config.get("scheduler", None) == before  # (the fit's client was its own)
     with Client(cluster) as client:
         by_object = DaskPegasosClassifier(scheduler=client, **params).fit(Xd, yd)
         active = DaskPegasosClassifier(n_workers=7, **params).fit(Xd, yd)  # no new cluster

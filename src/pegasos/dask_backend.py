@@ -40,6 +40,7 @@ The files must be readable at the same paths on every worker.
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
+import contextlib
 import inspect
 import math
 import os
@@ -698,7 +699,7 @@ def _connect(address):
 
     def connect():
         try:
-            box["client"] = Client(address, timeout=f"{timeout}s")
+            box["client"] = Client(address, timeout=f"{timeout}s", set_as_default=False)
         except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
             box["error"] = exc
 
@@ -728,35 +729,32 @@ def _active_client():
         return None
 
 
-class _client:
-    """The Client of a fit: the one given, the active one, one of an address, or a LocalCluster.
+@contextlib.contextmanager
+def _client(scheduler, n_workers):
+    """The Client of a fit, current in this thread while the fit runs: the one given, the
+    active one, one of an address, or one of a LocalCluster made here.
 
-    Only a client (and cluster) made here is closed afterwards.
+    Only a client (and cluster) made here is closed afterwards.  None of them becomes the
+    process's default client, and Dask's configuration is changed only within the fit
+    (``Client.as_current``): a client made as the default sets ``scheduler`` in the
+    configuration and restores it when it closes, unless another default client lives
+    then, so that a connection that was still failing in its thread (:func:`_connect`)
+    while another client opened and closed had left later ``.compute()`` calls asking
+    for a client that no longer existed.
     """
+    from distributed import Client, LocalCluster
 
-    def __init__(self, scheduler, n_workers):
-        self.scheduler, self.n_workers = scheduler, n_workers
-        self.cluster = self.client = None
-        self.owned = False
-
-    def __enter__(self):
-        from distributed import Client, LocalCluster
-
-        if self.scheduler is not None and not isinstance(self.scheduler, str):
-            self.client = self.scheduler
-        elif self.scheduler is not None:
-            self.client, self.owned = _connect(self.scheduler), True
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None and not isinstance(scheduler, str):
+            client = scheduler
+        elif scheduler is not None:
+            client = stack.enter_context(_connect(scheduler))
         else:
-            self.client = _active_client()
-            if self.client is None:
-                self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1,
-                                            processes=True, dashboard_address=":0")
-                self.client, self.owned = Client(self.cluster, set_as_default=False), True
-        return self.client
-
-    def __exit__(self, *exc):
-        if self.owned:
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-        return False
+            client = _active_client()
+            if client is None:
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=n_workers, threads_per_worker=1, processes=True,
+                    dashboard_address=":0"))
+                client = stack.enter_context(Client(cluster, set_as_default=False))
+        stack.enter_context(client.as_current())
+        yield client

@@ -555,9 +555,9 @@ class DaskDualSVC(DualSVC):
             return super().fit(X, y, sample_weight)
         self._refuse_unsupported(X)
         X = _row_chunks(X)
-        # (the client current in this thread for the fit: the actors' handles and
+        # (the client is current in this thread for the fit: the actors' handles and
         # as_completed find it there, whichever client it is)
-        with _client(self.scheduler, self.n_workers) as client, client.as_current():
+        with _client(self.scheduler, self.n_workers) as client:
             return self._fit_distributed(client, X, y, sample_weight)
 
     def _refuse_unsupported(self, X):
