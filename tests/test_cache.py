@@ -298,7 +298,7 @@ def test_an_sbp_fit_compiles_only_its_own_kind_of_draws(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     unbiased, biased = (set(json.loads(line)) for line in done.stdout.strip().splitlines())
     two_levels = "pegasos._numba.water_filling.biased_levels_sorted"
-    assert "pegasos._numba.gram.gram_sbp_steps" in unbiased
+    assert "pegasos._numba.sbp.sbp_on_matrix" in unbiased
     assert "pegasos._numba.water_filling.water_level_select" in unbiased
     assert two_levels not in unbiased
-    assert {"pegasos._numba.gram.gram_sbp_steps", two_levels} <= biased
+    assert {"pegasos._numba.sbp.sbp_on_matrix", two_levels} <= biased

@@ -16,13 +16,14 @@ from pegasos import (
     nu_for,
 )
 from pegasos._numba import blocks, sbp
-from pegasos._numba import gram as gram_numba
 from pegasos._numba import kernel_pegasos as kp
 from pegasos._numba import kernels as kern
 from pegasos._numba import water_filling as wf
+from pegasos._numba.changes import new_changes
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
 from pegasos._solvers import engine, gram
+from pegasos._solvers import kernel_pegasos as kp_solver
 from pegasos._solvers.kernel_pegasos import chunk_steps
 from pegasos._solvers.sbp import new_scratch
 
@@ -471,7 +472,7 @@ def test_biased_water_levels_balance_the_classes(values, signs, nu, weighted):
 
 def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=False):
     """SBP steps on the blocked engine (``sbp_blocks``), or with ``on_gram`` on the kernel
-    matrix (``gram_sbp_steps``, which counts no evaluations: None)."""
+    matrix (``sbp_on_matrix``, the engine an ``OnMatrix``; it counts no evaluations: None)."""
     n, problems = Y.shape
     rows = as_rows(X)
     sq = row_sqnorms(rows.kernel, n)
@@ -482,12 +483,16 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=Fa
                        sw)
     args = kern.Kernel(kern.RBF, 0.7, 0.0, 3)
     plan = sbp.SBPPlan(1.0, sbp.draws_of(biased), 1, 1000, blocks.SERIAL)
+    changes = new_changes(n, draws.shape[2] * problems, problems)
     if on_gram:
         _, K = gram.training_matrix(rows, args)
-        t = gram_numba.gram_sbp_steps(data._replace(points=K), plan, state, draws, t,
-                                      new_scratch(n, draws.shape[2]))
+        t, evals = sbp.sbp_on_matrix(data._replace(points=None), args,
+                                     plan._replace(engine=blocks.OnMatrix(K)), state, draws, t,
+                                     new_scratch(n, draws.shape[2]), changes)
+        assert evals == 0
         return t, None, state
-    t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t, new_scratch(n, draws.shape[2]))
+    t, evals = sbp.sbp_blocks(data, args, plan, state, draws, t, new_scratch(n, draws.shape[2]),
+                              changes)
     return t, evals, state
 
 
@@ -624,40 +629,52 @@ def test_kernel_defaults_are_within_a_point_of_svc_defaults():
             assert model.score(Xt, yt) >= svc - 0.01, (type(model).__name__, svc)
 
 
+class _Drawn:
+    """Draws given beforehand, taken in order (what an ``IndexStream`` gives a solver)."""
+
+    def __init__(self, idx):
+        self.idx, self.at = idx, 0
+
+    def take(self, m):
+        self.at += m
+        return self.idx[self.at - m : self.at]
+
+
 @pytest.mark.parametrize("k", [1, 3])
 @pytest.mark.parametrize("scale", [1.0, 1e3], ids=["rbf", "linear-rescaled"])
-def test_the_pass_behind_nu_from_C_is_kernel_pegasos_last_iterate(k, scale):
-    """``gram_pegasos_pass`` (the SBP's estimate of nu on the kernel matrix) is
-    ``gram_pegasos_steps`` from w = 0 without an average: the same responses and norm, with
-    loss weights, draws repeated within a batch (uniform draws), and (rows of norm ~1e3
-    under a linear kernel) the scale rescaled below MIN_SCALE again and again; and, with
-    unit weights, the reference's last iterate."""
+def test_kernel_pegasos_on_the_kernel_matrix_is_the_reference_and_the_engine(k, scale):
+    """Kernel Pegasos' one step on the kernel matrix (an ``OnMatrix``, as the SBP's
+    estimate of nu from C runs it on a small set) from w = 0 without an average: the
+    reference's last iterate, with draws repeated within a batch (uniform draws) and (rows
+    of norm ~1e3 under a linear kernel) the scale rescaled below MIN_SCALE again and again;
+    with loss weights too, the same step's on the engine's chunks."""
     X, y = make_binary(n=40, d=4, seed=45)
+    rows = as_rows(X * scale)
+    args = kern.Kernel(kern.RBF, 0.5, 0.0, 3) if scale == 1.0 else kern.Kernel(kern.LINEAR,
+                                                                                 1.0, 0.0, 3)
+    sq, diag = engine.norms_and_diagonal(rows, args)
+    _, K = gram.training_matrix(rows, args)
     Y = np.column_stack([y, -y]).astype(float)
-    K = pairwise_kernels(X, metric="rbf", gamma=0.5) if scale == 1.0 else (X * scale) @ (X * scale).T
     lam, T = 0.05, 70
     idx = np.random.default_rng(6).integers(0, 40, T * k)
     assert any(len(np.unique(b)) < k for b in idx.reshape(T, k)) or k == 1
+    plan = kp.ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=kp.PEGASOS, avg_start=10**9,
+                           max_cols=64)
     for sw in (np.ones(40), np.random.default_rng(7).uniform(0.5, 2.0, 40)):
-        g, scal = np.zeros((40, 2)), np.zeros((2, 2))
-        gram_numba.gram_pegasos_pass(gram_numba.GramData(K, Y, sw), lam, idx, np.empty(k), g,
-                                     scal)
-        state = kp.ResponseState(*(np.zeros((40, 2)) for _ in range(3)),
-                                 np.zeros((kp.N_SCALARS, 2)))
-        state.scal[kp.S] = 1.0
-        plan = kp.ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=kp.PEGASOS,
-                               avg_start=10**9, max_cols=64)
-        gram_numba.gram_pegasos_steps(gram_numba.GramData(K, Y, sw), plan, state, idx, 1)
-        full = state.scal[kp.S] * state.g
-        np.testing.assert_allclose(scal[0] * g, full, rtol=0, atol=1e-12 * np.abs(full).max())
-        np.testing.assert_allclose(scal[1], state.scal[kp.W2], rtol=1e-12)
+        data = kp.ResponseData(engine.points(rows, sq), diag, Y, sw)
+        on_matrix, evals = kp_solver.run(rows, data, args, plan, T, _Drawn(idx), gram=K)
+        assert evals == 0
+        on_chunks, _ = kp_solver.run(rows, data, args, plan, T, _Drawn(idx))
+        full = on_chunks.scal[kp.S] * on_chunks.g
+        np.testing.assert_allclose(on_matrix.scal[kp.S] * on_matrix.g, full, rtol=0,
+                                   atol=1e-12 * np.abs(full).max())
+        np.testing.assert_allclose(on_matrix.scal[kp.W2], on_chunks.scal[kp.W2], rtol=1e-12)
     beta = naive.kernel_pegasos(K, y, lam, idx, k=k, projection=True)
-    g, scal = np.zeros((40, 2)), np.zeros((2, 2))
-    gram_numba.gram_pegasos_pass(gram_numba.GramData(K, Y, np.ones(40)), lam, idx, np.empty(k),
-                                 g, scal)
-    np.testing.assert_allclose(scal[0, 0] * g[:, 0], K @ beta, rtol=0,
+    on_matrix, _ = kp_solver.run(rows, data._replace(sw=np.ones(40)), args, plan, T,
+                                 _Drawn(idx), gram=K)
+    np.testing.assert_allclose(on_matrix.scal[kp.S, 0] * on_matrix.g[:, 0], K @ beta, rtol=0,
                                atol=1e-9 * np.abs(K @ beta).max())
-    assert scal[1, 0] == pytest.approx(beta @ K @ beta, rel=1e-9)
+    assert on_matrix.scal[kp.W2, 0] == pytest.approx(beta @ K @ beta, rel=1e-9)
 
 
 @pytest.mark.parametrize("on_gram", [True, False], ids=["kernel-matrix", "engine"])
@@ -884,7 +901,7 @@ def test_engine_only_sends_a_small_fit_and_its_prediction_to_the_engine(monkeypa
         return engine_add(*args)
 
     engine_add, numpy_values = blocks.add, gram.decision_values
-    monkeypatch.setattr(gram_numba, "gram_pegasos_steps", refuse)
+    monkeypatch.setattr(kp, "kernel_pegasos_on_matrix", refuse)
     monkeypatch.setattr(gram, "decision_values", refuse)
     monkeypatch.setattr(blocks, "add", add)
     monkeypatch.setattr(engine, "PARALLEL_ROWS", 0)  # the threads, which other tests compile
@@ -904,8 +921,8 @@ def test_engine_only_sends_a_small_fit_and_its_prediction_to_the_engine(monkeypa
 def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, monkeypatch):
     """Up to GRAM_ROWS training rows every kernel estimator trains on the kernel matrix
     (``_solvers.gram``) and predicts a small batch by NumPy: none of the engine's compiled
-    functions is called, so a fresh install's first fit compiles only the small solvers of
-    ``_numba/gram.py``, once for every kind of rows."""
+    functions is called, and the solvers' steps run on the matrix alone (an ``OnMatrix``),
+    so a fresh install's first fit compiles them once, whatever the kind of rows."""
     import pegasos._kernel_base
     from pegasos import DualSVC
     from pegasos._numba import working_set as ws
@@ -913,9 +930,9 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     def refuse(*args):
         raise AssertionError("the blocked engine was called")
 
+    kp_steps, sbp_steps = kp.kernel_pegasos_on_matrix, sbp.sbp_on_matrix
     for module, name in [(kp, "kernel_pegasos_blocks"), (sbp, "sbp_blocks"), (blocks, "add"),
-                         (blocks, "fill_rows"), (kern, "kernel_diagonal"),
-                         (ws, "add_columns")]:
+                         (blocks, "fill_rows"), (kern, "kernel_diagonal"), (ws, "add_columns")]:
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(pegasos._kernel_base, "norms_and_diagonal", refuse)
     X, y = make_binary(n=120, d=5, density=0.7, seed=50)
@@ -933,8 +950,8 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     KernelPegasosClassifier(n_iter=5, random_state=0).fit(big, labels)
     if numba.config.DISABLE_JIT:  # (plain functions: nothing compiled to count)
         return
-    # one compile whatever the rows were: the SBP's only other is the other kind of draws
-    # (a plan type; a biased fit in another test of this process compiles it)
-    assert len(gram_numba.gram_pegasos_steps.signatures) == 1
-    sigs = gram_numba.gram_sbp_steps.signatures
-    assert len(sigs) == len({sig[1] for sig in sigs}) <= 2
+    # one compile on the matrix whatever the rows were: the SBP's only other is the other
+    # kind of draws (a plan type; a biased fit in another test of this process compiles it)
+    assert len(kp_steps.signatures) == 1
+    sigs = sbp_steps.signatures
+    assert len(sigs) == len({sig[2] for sig in sigs}) <= 2

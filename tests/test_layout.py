@@ -35,7 +35,7 @@ def test_compiled_functions_are_small_and_take_few_parameters(name, node):
 
 def test_every_compiled_module_is_found():
     names = {name.split(".")[0] for name, _ in _compiled_functions()}
-    assert {"blocks", "kernel_pegasos", "sbp", "gram", "water_filling", "linear",
+    assert {"blocks", "kernel_pegasos", "sbp", "chunk", "water_filling", "linear",
             "changes"} <= names
 
 

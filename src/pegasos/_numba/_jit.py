@@ -49,6 +49,7 @@ import hashlib
 import os
 import shutil
 import sys
+import types
 from pathlib import Path
 
 import llvmlite
@@ -184,6 +185,40 @@ def _jit(fn=None, **options):
 #: makes (about 1 s of kernel Pegasos' 11 s first fit, BENCHMARKS.md "Compile time");
 #: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
+
+def recompiled(main, helpers, replace, name):
+    """The compiled function ``main`` compiled again from its own source, under ``name``,
+    with the global names in ``replace`` bound to other compiled functions: in ``main``
+    and in its inlined ``helpers`` (``@njit(inline="always")`` functions it calls, which
+    are compiled again alike).  One source, two compiled functions, as UMAP compiles one
+    epoch serial and parallel: kernel Pegasos' step on the engine's chunks and on a small
+    set's kernel matrix (:mod:`.chunk`).
+
+    The copies are Python functions over the same code object with other globals, so
+    the replacements are globals to Numba and are inlined where the originals were.  A
+    closure would do the same, but Numba's cache keys a closure by its pickled variables,
+    and a compiled function pickles with a new id in every process: its entries were
+    never read again.  ``name`` names the copy's cache entries, lock file and compile
+    events.  With the JIT off the copies are plain functions too.
+    """
+    namespace = dict(_py(main).__globals__)
+    namespace.update(replace)
+    for helper in helpers:
+        namespace[_py(helper).__name__] = njit(_copy(_py(helper), namespace,
+                                                     _py(helper).__name__), inline="always")
+    return njit(_copy(_py(main), namespace, name))
+
+
+def _py(fn):
+    """A compiled function's Python function (itself with the JIT off)."""
+    return getattr(fn, "py_func", fn)
+
+
+def _copy(fn, namespace, name):
+    copy = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__, copy.__doc__, copy.__module__ = name, fn.__doc__, fn.__module__
+    return copy
+
 
 #: The same for kernels that split rows over threads with ``prange``; each
 #: such kernel writes every output entry independently (no reductions across

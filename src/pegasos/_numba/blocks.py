@@ -523,6 +523,16 @@ class Threads(NamedTuple):
     """The engine's tiles in parallel over Numba's threads (:func:`add_gathered`)."""
 
 
+class OnMatrix(NamedTuple):
+    """A small training set's kernel matrix ``K`` (n, n) float64, computed whole
+    beforehand (``_solvers.gram``) and symmetric: example i's kernel column is the row
+    ``K[i]``.  The kernel solvers handed it read their kernel values there and compute
+    none (``kernel_pegasos.kernel_pegasos_on_matrix`` as its chunk,
+    ``sbp.sbp_on_matrix`` as its plan's engine)."""
+
+    K: np.ndarray
+
+
 #: The two engines, a type each: a solver given one (in its plan) is compiled with that
 #: engine alone.  The values are the same bit for bit: each tile is computed alike and
 #: writes only its own rows.  A parallel region costs seconds to compile (kernel Pegasos'

@@ -7,7 +7,9 @@ responses (:mod:`.water_filling`).  Problem c's iterate is ``w_c = sum_l
 a[l, c] phi(x_l)`` with responses ``r[j, c] = <w_c, phi(x_j)>``; a step's
 draws over all the problems are merged by example (:mod:`.changes`), and
 their kernel columns are one block of the engine (:func:`.blocks.add_block`)
-that updates every problem's responses.
+that updates every problem's responses, or rows of a small training set's
+kernel matrix (:class:`.blocks.OnMatrix`): one step, :func:`sbp_blocks`, compiled
+for both.
 """
 
 import math
@@ -16,9 +18,9 @@ from typing import NamedTuple
 import numpy as np
 from numba.extending import overload
 
-from ._jit import njit
+from ._jit import njit, recompiled
 from .blocks import add_block, pair_block
-from .changes import clear, merge, new_changes
+from .changes import clear, merge
 from .water_filling import biased_levels_sorted, water_level_select
 
 # rows of the scalar state (SBPState.scal)
@@ -66,7 +68,7 @@ class SBPPlan(NamedTuple):
     (:data:`UNBIASED`, or :data:`BIASED`: the two-level variant with a free
     bias), the first averaged step ``avg_start``, ``max_cols``, the most rows
     copied densely at once, and the ``engine`` (:data:`.blocks.SERIAL` or
-    :data:`.blocks.THREADS`)."""
+    :data:`.blocks.THREADS`, or the kernel matrix as an :class:`.blocks.OnMatrix`)."""
 
     radius: float
     draws: object
@@ -190,24 +192,14 @@ def _quad(x, M, z):
 
 
 @njit(inline="always")
-def _add_draws(points, kern, plan, members, coef_w, w2_new, state):
-    """Add ``coef_w`` at ``members`` to every problem's coefficients, by kernel blocks.
-
-    The responses ``r`` follow (:func:`.blocks.add_block` on the plan's
-    engine, at most ``plan.max_cols`` members gathered at once).  ``w2_new`` holds ||w||^2 on
-    entry and receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
-    <w, phi(x_i)> from the responses (before this step) and the members' Gram
-    matrix (its cross-block entries computed apart, count^2 evaluations at
-    most).  Returns kernel evaluations.
-    """
-    a, r = state.a, state.r
+def add_columns(points, kern, plan, members, coef_w, w2_new, r):
+    """``r += K(X, X[members]) @ coef_w`` and ``w2_new += <dw, dw>`` on the engine; returns
+    kernel evaluations.  The responses by kernel blocks of at most
+    ``plan.max_cols`` members (:func:`.blocks.add_block` on the plan's engine), <dw, dw>
+    from each block's Gram matrix and the cross-block entries computed apart (count^2
+    evaluations at most)."""
     count = members.shape[0]
     n, n_problems = r.shape
-    for c in range(n_problems):
-        lin = 0.0
-        for m in range(count):
-            lin += coef_w[m, c] * r[members[m], c]
-        w2_new[c] += 2.0 * lin
     evals, max_cols = 0, plan.max_cols
     for start in range(0, count, max_cols):
         stop = min(count, start + max_cols)
@@ -221,14 +213,54 @@ def _add_draws(points, kern, plan, members, coef_w, w2_new, state):
             evals += (stop - start) * (end - later)
             for c in range(n_problems):
                 w2_new[c] += 2.0 * _quad(coef_w[start:stop, c], cross, coef_w[later:end, c])
+    return evals
+
+
+@njit(inline="always")
+def _columns_on_matrix(points, kern, plan, members, coef_w, w2_new, r):
+    """The responses and <dw, dw> from the kernel matrix (``plan.engine``, an
+    :class:`.blocks.OnMatrix`): each problem's responses from the rows of K of its own
+    draws (a member drawn by other problems only changes nothing here: skipped, its
+    terms are zeros); no kernel evaluated."""
+    K = plan.engine.K
+    count = members.shape[0]
+    for c in range(r.shape[1]):
+        quad = 0.0
+        for m in range(count):
+            change = coef_w[m, c]
+            if change == 0.0:
+                continue
+            row = K[members[m]]  # (K symmetric: a kernel column)
+            for q in range(count):
+                if coef_w[q, c] != 0.0:
+                    quad += change * row[members[q]] * coef_w[q, c]
+            for j in range(r.shape[0]):
+                r[j, c] += row[j] * change
+        w2_new[c] += quad
+    return 0
+
+
+@njit(inline="always")
+def _add_draws(points, kern, plan, members, coef_w, w2_new, state):
+    """Add ``coef_w`` at ``members`` to every problem's coefficients and responses;
+    ``w2_new`` (||w||^2) receives ||w + dw||^2 = ||w||^2 + 2 <w, dw> + <dw, dw>, with
+    <w, phi(x_i)> from the responses before this step.  Returns kernel evaluations."""
+    r = state.r
+    count = members.shape[0]
+    for c in range(r.shape[1]):
+        lin = 0.0
+        for m in range(count):
+            lin += coef_w[m, c] * r[members[m], c]
+        w2_new[c] += 2.0 * lin
+    evals = add_columns(points, kern, plan, members, coef_w, w2_new, r)
     for m in range(count):
-        for c in range(n_problems):
-            a[members[m], c] += coef_w[m, c]
+        for c in range(r.shape[1]):
+            state.a[members[m], c] += coef_w[m, c]
     return evals
 
 
 @njit
-def sbp_blocks(data, kern, plan, state, draws, t, scratch):
+def sbp_blocks(data, kern, plan, state, draws, t, scratch, changes):
     """Run ``len(draws)`` iterations of the mini-batch SBP on every one-vs-rest problem.
 
     Each iteration finds every problem's water level, draws k examples per
@@ -236,16 +268,18 @@ def sbp_blocks(data, kern, plan, state, draws, t, scratch):
     uniforms of problem c; 2k with :data:`BIASED` draws), and takes the step eta =
     1/(R sqrt(t)) along the average of their y_i phi(x_i): the union of the
     draws over the problems costs one kernel block, which updates every
-    problem's responses.  Then every iterate is projected onto the unit ball
-    (through its maintained ||w||^2) and summed into the average.
+    problem's responses (:data:`sbp_on_matrix`: rows of K, the plan's engine an
+    :class:`.blocks.OnMatrix`; no kernel evaluated, ``data.points`` and ``kern``
+    unused).  Then every iterate is projected onto the unit ball (through its
+    maintained ||w||^2) and summed into the average.
 
     ``data`` (:class:`SBPData`), ``kern`` (:class:`~.kernels.Kernel`, no
     ``bias2``), ``plan`` (:class:`SBPPlan`), ``state`` (:class:`SBPState`,
     updated in place), ``scratch`` (:class:`Scratch` for n examples and
-    ``draws.shape[2]`` draws).  Returns (t after the last step, kernel evaluations).
+    ``draws.shape[2]`` draws), ``changes`` (:func:`.changes.new_changes` for
+    ``draws.shape[2]`` draws of every problem).  Returns (t after the last step, kernel
+    evaluations).
     """
-    n, n_problems = data.Y.shape
-    changes = new_changes(n, draws.shape[2] * n_problems, n_problems)
     evals = 0
     for step in range(draws.shape[0]):
         count = draw_all(t, data, plan, state.r, draws[step], changes, scratch)
@@ -284,7 +318,7 @@ def draw_all(t, data, plan, r, uniforms, changes, scratch):
     """Every problem's draws of step t (``uniforms[c]``: problem c's), merged by
     example into ``changes`` with the step eta = 1/(R sqrt(t)); returns the member count."""
     eta = 1.0 / (plan.radius * math.sqrt(t))
-    count = np.int64(0)  # not the literal 0 (kernel_pegasos._violators)
+    count = np.int64(0)  # (int64 from the start, as merge() returns it)
     for c in range(data.Y.shape[1]):
         for q in range(draw_one(c, eta, data, plan, r, uniforms[c], scratch)):
             count = merge(changes, scratch.picks[q], c, scratch.values[q], count)
@@ -319,3 +353,10 @@ def _project_unit_ball(c, w2, a, r):
         a[j, c] *= f
         r[j, c] *= f
     return 1.0
+
+
+#: The SBP's steps on a small set's kernel matrix (the plan's engine an
+#: :class:`.blocks.OnMatrix`): :func:`sbp_blocks`' source compiled again with
+#: :func:`_columns_on_matrix` in place of :func:`add_columns`.
+sbp_on_matrix = recompiled(sbp_blocks, (_add_draws,), {"add_columns": _columns_on_matrix},
+                           "sbp_on_matrix")

@@ -14,7 +14,7 @@ them): one module per algorithm family.
   solver gives its ``callback``.
 
 A compiled module imported here under an alias takes an ``n`` (``_nkp``,
-``_nsbp``, ``_nws``, ``_ngram``), so that an alias names one module wherever it
+``_nsbp``, ``_nws``, ``_nchunk``), so that an alias names one module wherever it
 appears: the estimators' ``_kp``, ``_sbp`` and ``_ws`` are this layer's modules.
 """
 

@@ -1,4 +1,4 @@
-"""Small problems on a precomputed kernel matrix (:mod:`pegasos._numba.gram`).
+"""Small problems on a precomputed kernel matrix.
 
 A training set of at most :data:`GRAM_ROWS` rows is trained on its kernel
 matrix, computed once here with NumPy's (or SciPy's) matrix products, and a
@@ -7,8 +7,10 @@ same way.
 The blocked engine (:mod:`pegasos._numba.blocks`) is compiled once per kind
 of rows (dense or CSR, float64 or float32) and engine, and its solvers link the
 kernel computation in: a first fit on a fresh install compiled for 15-30 s.
-The solvers on the matrix read one float64 array whatever the rows are, and
-compile once per install in a few seconds; prediction here compiles nothing.
+On the matrix the solvers' steps are the same functions, handed the matrix as
+their engine (:class:`pegasos._numba.blocks.OnMatrix`): they read one float64
+array whatever the rows are, link no kernel computation, and compile once per
+install in a few seconds; prediction here compiles nothing.
 
 The kernel values follow the engine's formulas: inner products in the rows'
 dtype (float32 rows multiplied in float32, as the engine's ``sgemm``), widened

@@ -6,9 +6,9 @@ import math
 import numpy as np
 
 from .._base import NEVER, resolve_lam
-from .._numba import gram as _ngram
+from .._numba import chunk as _nchunk
 from .._numba import kernel_pegasos as _nkp
-from .._numba.gram import GramData
+from .._numba.blocks import OnMatrix
 from .._numba.kernel_pegasos import ResponseData, ResponsePlan, ResponseState
 from .._rows import check_array, check_draws, check_per_row
 from .._sampling import IndexStream
@@ -23,12 +23,13 @@ def chunk_steps(k, max_cols):
 
 
 def new_chunk(n, n_problems, k, max_cols):
-    """An empty :class:`~pegasos._numba.kernel_pegasos.Chunk` for n examples and batches of k
+    """An empty :class:`~pegasos._numba.chunk.Chunk` for n examples and batches of k
     (allocated here: a compiled function to allocate it cost a first fit 0.2 s of compiling)."""
     cap = chunk_steps(k, max_cols) * k
-    return _nkp.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.zeros(cap, np.int64),
-                      np.zeros(cap, np.int64), np.zeros((cap, cap)), np.zeros((cap, n_problems)),
-                      np.zeros((cap, n_problems)), np.zeros(2, np.int64))
+    return _nchunk.Chunk(np.full(n, -1, np.int64), np.full(n, -1, np.int64),
+                         np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros((cap, cap)),
+                         np.zeros((cap, n_problems)), np.zeros((cap, n_problems)),
+                         np.zeros(2, np.int64))
 
 
 def output(state):
@@ -65,8 +66,8 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     those rows, ``kern`` and ``plan`` as that function takes them; ``stream``
     gives the draws; ``report(t, done, evals, seconds, state)`` is called
     about :data:`~.engine.REPORTS` times when given.  With ``gram``, the
-    rows' kernel matrix (n, n) without ``bias2`` (:mod:`.gram`), the steps are
-    :func:`~pegasos._numba.gram.gram_pegasos_steps`' on it and evaluate no
+    rows' kernel matrix (n, n) without ``bias2`` (:mod:`.gram`), the same steps
+    run on it (an :class:`~pegasos._numba.blocks.OnMatrix`) and evaluate no
     kernel (whoever computed the matrix counts its n^2 values).  Returns
     (state, evals): the :class:`~pegasos._numba.kernel_pegasos.ResponseState`.
     """
@@ -77,8 +78,10 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     state = ResponseState(*(np.zeros((n, n_problems)) for _ in range(3)),
                           scal=np.zeros((_nkp.N_SCALARS, n_problems)))
     state.scal[_nkp.S] = 1.0
+    out = _nkp.Violators(np.empty(plan.k * n_problems, np.int64), np.empty(plan.k * n_problems),
+                         np.zeros(n_problems + 1, np.int64))
     if gram is not None:
-        return state, _run_gram(gram, data, kern, plan, T, stream, report, state)
+        return state, _run_gram(gram, data, kern, plan, T, stream, report, state, out)
     chunk = new_chunk(n, n_problems, plan.k, plan.max_cols)
     per_chunk = chunk_steps(plan.k, plan.max_cols)
     engine = engine_for(n)
@@ -89,7 +92,7 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
         done, evals = 0, 0
         while done < steps:  # to the end of each chunk, then its flush
             now = min(steps - done, per_chunk - (t - 1) % per_chunk)
-            t, e = _nkp.kernel_pegasos_blocks(data, kern, plan, state, chunk,
+            t, e = _nkp.kernel_pegasos_blocks(data, kern, plan, state, chunk, out,
                                               idx[done * plan.k : (done + now) * plan.k], t)
             done, evals = done + now, evals + e
             if (t - 1) % per_chunk == 0 or t - 1 == T:
@@ -101,16 +104,18 @@ def run(rows, data, kern, plan, T, stream, report=None, gram=None):
     return state, evals
 
 
-def _run_gram(gram, data, kern, plan, T, stream, report, state):
+def _run_gram(gram, data, kern, plan, T, stream, report, state, out):
     """:func:`run`'s iterations on the kernel matrix ``gram``; returns 0 kernel evaluations."""
     n = gram.shape[0]
     check_array("the kernel matrix", gram, (n, n))
-    K = GramData(gram + kern.bias2 if kern.bias2 else gram, data.Y, data.sw)
+    # (the rows go unused there: one type whatever they are, so one compile)
+    data = data._replace(points=None)
+    K = OnMatrix(gram + kern.bias2 if kern.bias2 else gram)
 
     def step(steps, t):
         idx = stream.take(steps * plan.k)
         check_draws(idx, n)
-        return _ngram.gram_pegasos_steps(K, plan, state, idx, t), 0
+        return _nkp.kernel_pegasos_on_matrix(data, kern, plan, state, K, out, idx, t)
 
     return run_calls(T, plan.k, step, state.scal, None if report is None else
                      lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
@@ -119,8 +124,8 @@ def _run_gram(gram, data, kern, plan, T, stream, report, state):
 def flush(engine, points, kern, max_cols, g, chunk):
     """The chunk's pending changes into every row's responses ``g``, by kernel blocks of
     at most ``max_cols`` columns (the engine's :func:`~.engine.add_block`); empties the
-    :class:`~pegasos._numba.kernel_pegasos.Chunk`.  Returns kernel evaluations."""
-    n_rows, n_cols = int(chunk.counts[_nkp.N_ROWS]), int(chunk.counts[_nkp.N_COLS])
+    :class:`~pegasos._numba.chunk.Chunk`.  Returns kernel evaluations."""
+    n_rows, n_cols = int(chunk.counts[_nchunk.N_ROWS]), int(chunk.counts[_nchunk.N_COLS])
     for start in range(0, n_cols, max_cols):
         stop = min(n_cols, start + max_cols)
         add_block(engine, points, chunk.col_rows[start:stop], kern, chunk.pending[start:stop], g)
@@ -137,30 +142,19 @@ def nu_from_one_pass(C, rows, sqnorm, diag, Y, kern, seed, sw, gram=None):
     margin units) for its last iterate w: the weighted mean hinge loss L
     (weights ``sw``) from the responses and ||w||^2 from the solver's state,
     so the estimate costs the pass's kernel evaluations and nothing more.
-    ``kern`` without ``bias2``; ``gram`` the kernel matrix, if the fit has one:
-    then the pass is :func:`~pegasos._numba.gram.gram_pegasos_pass`' on it,
-    else :func:`run`'s on the engine.  Returns (nu per problem, kernel evaluations).
+    ``kern`` without ``bias2``; ``gram`` the kernel matrix, if the fit has one
+    (:func:`run`'s).  Returns (nu per problem, kernel evaluations).
     """
     n = rows.n_rows
     lam = resolve_lam(None, C, n)  # C = None: DEFAULT_C
     k = min(16, max(1, n // 1000))  # at least 1000 iterations, or blocks of 16
     T = max(1, math.ceil(n / k))
     stream = IndexStream("permutation", n, np.random.default_rng(seed))
-    if gram is not None:
-        check_array("the kernel matrix", gram, (n, n))
-        check_per_row(rows, loss_weights=sw)
-        check_array("the targets Y", Y, (n, Y.shape[1]))
-        idx = stream.take(T * k)
-        check_draws(idx, n)
-        g, scal, evals = np.zeros(Y.shape), np.zeros((2, Y.shape[1])), 0
-        _ngram.gram_pegasos_pass(GramData(gram, Y, sw), lam, idx, np.empty(k), g, scal)
-        scale, w2 = scal
-    else:
-        plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
-                            max_cols=block_columns(rows.n_features))
-        state, evals = run(rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan, T,
-                           stream)
-        g, scale, w2 = state.g, state.scal[_nkp.S], state.scal[_nkp.W2]
+    plan = ResponsePlan(k=k, lam=lam, radius2=1.0 / lam, mode=PEGASOS, avg_start=NEVER,
+                        max_cols=block_columns(rows.n_features))
+    state, evals = run(rows, ResponseData(points(rows, sqnorm), diag, Y, sw), kern, plan, T,
+                       stream, gram=gram)
+    g, scale, w2 = state.g, state.scal[_nkp.S], state.scal[_nkp.W2]
     hinge = np.average(np.maximum(0.0, 1.0 - Y * (scale * g)), axis=0, weights=sw)
     norm = np.sqrt(np.maximum(w2, 0.0))
     nu = np.where(norm > 0, hinge / np.where(norm > 0, norm, 1.0), 1.0)

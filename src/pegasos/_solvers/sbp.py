@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from .._numba import blocks as _blocks
-from .._numba import gram as _ngram
 from .._numba import sbp as _nsbp
 from .._numba import water_filling as _wf
+from .._numba.blocks import OnMatrix
+from .._numba.changes import new_changes
 from .._numba.sbp import Biased, SBPData, SBPPlan, SBPState, Scratch
 from .._rows import check_array, check_per_row
 from .engine import block_columns, engine_for, points, run_calls
@@ -39,8 +39,9 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
     ``seed``, ``batch_size`` per problem (twice that with a bias);
     ``report(t, done, evals, seconds, state)`` is called about
     :data:`~.engine.REPORTS` times when given.  With ``gram``, the rows'
-    kernel matrix (n, n) (:mod:`.gram`), the steps are
-    :func:`~pegasos._numba.gram.gram_sbp_steps`' on it and evaluate no kernel
+    kernel matrix (n, n) (:mod:`.gram`), the same steps read it
+    (:func:`~pegasos._numba.sbp.sbp_on_matrix`, the plan's engine an
+    :class:`~pegasos._numba.blocks.OnMatrix`) and evaluate no kernel
     (whoever computed the matrix counts its n^2 values).  Returns (state, evals): the
     :class:`~pegasos._numba.sbp.SBPState`.
     """
@@ -56,14 +57,14 @@ def run(rows, data, kern, plan, n_iter, seed, batch_size, report=None, gram=None
 
     if gram is not None:
         check_array("the kernel matrix", gram, (n, n))
-        on_gram = data._replace(points=gram)
-        gram_plan = plan._replace(engine=_blocks.SERIAL)  # unused there: one type, one compile
+        # (the rows go unused there: one type whatever they are, so one compile)
+        data, plan = data._replace(points=None), plan._replace(engine=OnMatrix(gram))
+    steps_of = _nsbp.sbp_blocks if gram is None else _nsbp.sbp_on_matrix
+    changes = new_changes(n, per * n_problems, n_problems)
 
     def step(steps, t):
         draws = rng.random((steps, n_problems, per))
-        if gram is not None:
-            return _ngram.gram_sbp_steps(on_gram, gram_plan, state, draws, t, scratch), 0
-        return _nsbp.sbp_blocks(data, kern, plan, state, draws, t, scratch)
+        return steps_of(data, kern, plan, state, draws, t, scratch, changes)
 
     evals = run_calls(n_iter, per * n_problems, step, state.scal, None if report is None
                       else lambda t, done, evals, seconds: report(t, done, evals, seconds, state))
