@@ -162,7 +162,6 @@ def _shrink(t, c, state, chunk):
         forget(chunk, c)
 
 
-
 @njit(inline="always")
 def _step(c, w2, state, chunk, out):
     """Add problem c's violators' steps (``out``, in units of w) to its coefficients and
@@ -191,7 +190,6 @@ def _step(c, w2, state, chunk, out):
         state.a[i, c] += change
         add_change(chunk, state.g, i, c, change)
     return w2
-
 
 
 @njit
