@@ -45,6 +45,7 @@ def replay(X, y, gamma, seed=0):
     """One default-budget SBP pass, iteration by iteration, with its draws replayed."""
     from pegasos import SBPClassifier
     from pegasos._numba import sbp as _sbp
+    from pegasos._numba.changes import new_changes
     from pegasos._numba.water_filling import water_level_select
     from pegasos._solvers.engine import block_columns, engine_for, points
     from pegasos._solvers.kernel_pegasos import nu_from_one_pass
@@ -65,6 +66,7 @@ def replay(X, y, gamma, seed=0):
     data_ = _sbp.SBPData(points(rows, sqnorm), Y, np.array([budget]), sw)
     rng = np.random.default_rng(seed)
     scratch = new_scratch(n, BATCH)
+    changes = new_changes(n, BATCH, 1)
     work = np.empty(3 * n)
     sizes = {mb: min(n, max(1, int(mb * 2**20 // (8 * n)))) for mb in CACHE_MB}  # columns
     caches = {mb: collections.OrderedDict() for mb in CACHE_MB}
@@ -90,7 +92,7 @@ def replay(X, y, gamma, seed=0):
                     cache[i] = None
                     if len(cache) > sizes[mb]:
                         cache.popitem(last=False)
-        t, _ = _sbp.sbp_blocks(data_, est._kargs, splan, state, draws, t, scratch)
+        t, _ = _sbp.sbp_blocks(data_, est._kargs, splan, state, draws, t, scratch, changes)
     replayed = set(np.flatnonzero(state.a[:, 0]).tolist())
     if replayed != drawn:
         raise RuntimeError(f"replayed draws differ from the solver's: {len(drawn ^ replayed)}")

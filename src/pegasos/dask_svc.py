@@ -864,9 +864,13 @@ def _result(future, problems, p, classes):
     except FutureCancelledError as exc:
         raise LostRowsError(
             f"problem {p + 1} of {len(problems)} ({_name(problems, p, classes)}) lost its "
-            f"rows with a Dask worker ({exc}); rows scattered from this process (a dask "
-            "array of an in-memory array) cannot be computed again: fit again, or build X "
-            "from a source the workers can read again (files, dask.array functions).") from exc
+            f"rows with a Dask worker ({exc}); {_CANNOT_RECOMPUTE}") from exc
+
+
+#: Why rows lost with a worker end the fit, and what to do.
+_CANNOT_RECOMPUTE = ("rows scattered from this process (a dask array of an in-memory array) "
+                     "cannot be computed again: fit again, or build X from a source the "
+                     "workers can read again (files, dask.array functions).")
 
 
 def _name(problems, p, classes):
@@ -901,7 +905,13 @@ class _TrainingRows:
             lo, hi = np.searchsorted(ordered, self.offsets[p:p + 2])
             futures.append(self.client.submit(_take, part, ordered[lo:hi] - self.offsets[p],
                                               pure=False))
-        out = _stack(*self.client.gather(futures))
+        from distributed.client import FutureCancelledError
+
+        try:
+            out = _stack(*self.client.gather(futures))
+        except FutureCancelledError as exc:  # (a worker died after the problems were solved)
+            raise LostRowsError(f"the fit lost its rows with a Dask worker while gathering "
+                                f"its support vectors ({exc}); {_CANNOT_RECOMPUTE}") from exc
         return out[np.argsort(order, kind="stable")]
 
     def groups(self, n_workers):
