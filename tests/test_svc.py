@@ -542,6 +542,10 @@ def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     renewed = nws.kept_block(store, slot_of[vars_[1]], vars_[1], np.empty((150, 150)), prev,
                              at)
     np.testing.assert_array_equal(renewed, whole)
+    np.testing.assert_array_equal(whole, store[np.ix_(slot_of[vars_[1]], vars_[1])])
+    # the kernel matrix's form, which keeps nothing (and a holder's rectangle of it)
+    gathered = nws.gather_set(store, slot_of[vars_[1]], vars_[1][:40], np.empty((150, 40)))
+    np.testing.assert_array_equal(gathered, whole[:, :40])
 
 
 def test_one_vs_one_pairs_share_one_arena_and_give_the_same_model(monkeypatch):

@@ -43,7 +43,7 @@ import numpy as np
 from .._memory import check_memory
 from .._numba import blocks as _blocks
 from .._numba import working_set as _nws
-from .._numba.working_set import InnerPlan, Subproblem, solve_block
+from .._numba.working_set import InnerPlan, Subproblem, solve_block, solve_block_by_sign
 from .threads import one_blas_thread
 
 #: The kept kernel columns' type, whatever the rows' (computed in float64 for float64
@@ -405,16 +405,19 @@ class _Columns:
         """K over the working set's variables (q, q) in float64, in a buffer that the next
         call but one overwrites: the previous call's block is kept, and the entries of the
         variables still in the set are copied from it
-        (:func:`~pegasos._numba.working_set.kept_block`; not for a kernel matrix given
-        or made whole, which is read as it is)."""
+        (:func:`~pegasos._numba.working_set.kept_block`); from a kernel matrix given or
+        made whole, read as it is (:func:`~pegasos._numba.working_set.gather_set`)."""
         m = self.vars.size
         out = self._spare if self._spare.shape[0] == m else np.empty((m, m))
-        at = np.full(m, -1, np.int64)
-        if self.gram is None and self._block_vars.size:
-            _, mine, theirs = np.intersect1d(self.vars, self._block_vars, assume_unique=True,
-                                             return_indices=True)
-            at[mine] = theirs
-        _nws.kept_block(self.store, self.slots, self.rows, out, self._block, at)
+        if self.gram is not None:
+            _nws.gather_set(self.store, self.slots, self.rows, out)
+        else:
+            at = np.full(m, -1, np.int64)
+            if self._block_vars.size:
+                _, mine, theirs = np.intersect1d(self.vars, self._block_vars,
+                                                 assume_unique=True, return_indices=True)
+                at[mine] = theirs
+            _nws.kept_block(self.store, self.slots, self.rows, out, self._block, at)
         self._spare, self._block, self._block_vars = self._block, out, self.vars
         return out
 
@@ -573,11 +576,12 @@ def solve_set(K, Y, bound, a, wvars, F, p, active, inner):
     problems), the set's rows updated in place.  Returns (the change of ``y a`` on the
     set, (set, problems); the pair steps taken)."""
     delta, moved = np.zeros((wvars.size, Y.shape[1])), 0
+    solve = solve_block_by_sign if inner.by_sign else solve_block
     for c in active:
         y = np.ascontiguousarray(Y[:, c])
         block = Subproblem(K, y, bound, a[wvars, c],
                            y * F[:, c] + (p if np.ndim(p) == 0 else p[:, c]))
-        s, _, _ = solve_block(block, inner)
+        s, _, _ = solve(block, inner)
         moved += s
         delta[:, c] = y * (block.a - a[wvars, c])
         a[wvars, c] = block.a
