@@ -47,7 +47,8 @@ class InnerPlan(NamedTuple):
 
 class Subproblem(NamedTuple):
     """One problem restricted to the working set (its block): kernel values ``K``
-    (q, q), targets ``y``, bounds ``C``; variables ``a`` and gradients ``G`` (both
+    (q, q; float64, or the float32 kept columns as they are, every sum taken in float64
+    all the same), targets ``y``, bounds ``C``; variables ``a`` and gradients ``G`` (both
     (q,), updated in place).  (:class:`.blocks.Block` is another thing: the engine's
     gathered rows of a block of columns.)"""
 
@@ -114,7 +115,7 @@ def second_order_pair(block, diag, i, m, sign):
             continue
         b = m + y[t] * G[t]
         if b > 0.0:
-            curv = diag[i] + diag[t] - 2.0 * Ki[t]
+            curv = diag[i] + diag[t] - 2.0 * np.float64(Ki[t])
             gain = -(b * b) / (curv if curv > 0.0 else TAU)
             if gain <= best:
                 j, best = t, gain
@@ -127,7 +128,7 @@ def pair_step(block, i, j):
     minimises the objective inside the box, and update G over the block (K is
     symmetric: its rows i and j are read, contiguously)."""
     K, y, C, a, G = block
-    curv = K[i, i] + K[j, j] - 2.0 * K[i, j]
+    curv = np.float64(K[i, i]) + np.float64(K[j, j]) - 2.0 * np.float64(K[i, j])
     t = (y[j] * G[j] - y[i] * G[i]) / (curv if curv > 0.0 else TAU)
     room_i = C[i] - a[i] if y[i] > 0 else a[i]
     room_j = a[j] if y[j] > 0 else C[j] - a[j]
@@ -142,7 +143,7 @@ def pair_step(block, i, j):
         a[j] -= y[j] * t
     Ki, Kj = K[i], K[j]
     for k in range(y.shape[0]):
-        G[k] += y[k] * t * (Ki[k] - Kj[k])
+        G[k] += y[k] * t * (np.float64(Ki[k]) - np.float64(Kj[k]))
 
 
 @njit
@@ -151,7 +152,7 @@ def solve_block(block, plan):
     or ``plan.max_steps`` steps.  Returns (steps, first violation, last violation).
     (``plan.by_sign``: :func:`solve_block_by_sign` instead, chosen by the caller so
     that a fit compiles only the one it runs.)"""
-    diag = np.diag(block.K).copy()
+    diag = np.diag(block.K).astype(np.float64)
     m, M, i = violation(block.y, block.C, block.a, block.G)
     first = m - M
     stop = max(plan.tol, plan.ratio * first)
@@ -171,7 +172,7 @@ def solve_block_by_sign(block, plan):
     """:func:`solve_block` as LIBSVM's Solver_NU: each sign's worst variable i and its
     second-order j of the same sign, the pair of the larger decrease stepped (ties to
     the later j, as LIBSVM's scan)."""
-    diag = np.diag(block.K).copy()
+    diag = np.diag(block.K).astype(np.float64)
     mp, Mp, ip, mn, Mn, i_n = violation_by_sign(block.y, block.C, block.a, block.G)
     first = max(mp - Mp, mn - Mn)
     stop = max(plan.tol, plan.ratio * first)
@@ -193,7 +194,7 @@ def solve_block_by_sign(block, plan):
 
 @njit_parallel
 def gather_set(store, slots, rows, out):
-    """K over the working set in float64, ``out[a, b] = store[slots[a], rows[b]]``, read
+    """K over the working set, ``out[a, b] = store[slots[a], rows[b]]``, read
     whole from a kernel matrix (``store`` the matrix, or the kept columns of rows whose
     matrix it is), in parallel over its rows.  (A holder of some of a problem's rows,
     :mod:`pegasos._solvers.across`: ``rows`` its rows of the working set, ``out`` (q,
@@ -210,7 +211,7 @@ def gather_set(store, slots, rows, out):
 
 @njit_parallel
 def kept_block(store, slots, rows, out, prev, at):
-    """K over the working set in float64, ``out[a, b] = store[slots[a], rows[b]]``, into
+    """K over the working set, ``out[a, b] = store[slots[a], rows[b]]``, into
     ``out`` (q, q), a buffer the caller keeps, in parallel over its rows (each entry
     written by one thread).  A variable also in the previous set, whose block is ``prev``
     (``at[a]``: its position there; -1 for a new one, and for all of a first set), has

@@ -308,7 +308,9 @@ class _Columns:
         self._start_book(n, q, slots)
         if every:  # (row i's column in slot i)
             self.slot_of[:] = self.row_of[:] = np.arange(n)
-        self._block = self._spare = np.empty((0, 0))
+        # (the block in the store's dtype: float32 kept columns gathered as they are, half
+        # the bytes of float64 for the gather and the inner solve, the same numbers)
+        self._block = self._spare = np.empty((0, 0), self.store.dtype)
         self._block_vars = np.empty(0, np.int64)  # the variables of ``_block``
 
     def _start_book(self, n, q, slots):
@@ -402,13 +404,13 @@ class _Columns:
         return out
 
     def block(self):
-        """K over the working set's variables (q, q) in float64, in a buffer that the next
+        """K over the working set's variables (q, q) in the store's dtype, in a buffer that the next
         call but one overwrites: the previous call's block is kept, and the entries of the
         variables still in the set are copied from it
         (:func:`~pegasos._numba.working_set.kept_block`); from a kernel matrix given or
         made whole, read as it is (:func:`~pegasos._numba.working_set.gather_set`)."""
         m = self.vars.size
-        out = self._spare if self._spare.shape[0] == m else np.empty((m, m))
+        out = self._spare if self._spare.shape[0] == m else np.empty((m, m), self.store.dtype)
         if self.gram is not None:
             _nws.gather_set(self.store, self.slots, self.rows, out)
         else:
