@@ -131,9 +131,9 @@ class Partition:
                 _blocks.fill_block_rows(self.engine, self.points, block, self.kern,
                                         self.store, victims)
         at = self._local(working)[1]
-        out = _nws.gather_set(self.store, slots, at, np.empty((slots.size, at.size)))
         # (sent as kept, in float32: half the bytes of float64, the same numbers)
-        return out.astype(STORE_DTYPE), self.F[at].copy()
+        out = np.empty((slots.size, at.size), STORE_DTYPE)
+        return _nws.gather_set(self.store, slots, at, out), self.F[at].copy()
 
     def gradients(self, update):
         """The gradients of this holder's rows after ``update`` (the fit's last step)."""
@@ -178,7 +178,8 @@ def run_across(parts, owned, Y, C, plan, resolve):
         wvars = book.vars
         slots = book.slot_of[wvars]
         blocks = resolve([p.fill(Z, sq_z, victims, wvars, slots) for p in parts])
-        K, F = np.empty((wvars.size, wvars.size)), np.empty((wvars.size, n_problems))
+        K = np.empty((wvars.size, wvars.size), STORE_DTYPE)  # (the kept values as they are)
+        F = np.empty((wvars.size, n_problems))
         for w, (columns, gradients) in enumerate(blocks):
             at = np.flatnonzero(owner[wvars] == w)
             K[:, at] = columns
