@@ -548,6 +548,32 @@ def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     np.testing.assert_array_equal(gathered, whole[:, :40])
 
 
+@pytest.mark.parametrize("by_sign", [False, True])
+def test_inner_solve_on_a_float32_block_is_the_float64_solve_bit_for_bit(by_sign):
+    """The working set's block is kept in the store's float32 as it is: the inner solve
+    (C-SVC's SMO, and LIBSVM's Solver_NU for the nu problems) widens every value it reads,
+    so its steps, variables and gradients are those of the same values in float64."""
+    from pegasos._numba import working_set as nws
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 5))
+    K32 = rbf_kernel(X, gamma=0.3).astype(np.float32)
+    y = np.where(rng.random(120) < 0.45, 1.0, -1.0)
+    C = rng.uniform(0.5, 3.0, 120)
+    a0 = np.where(rng.random(120) < 0.3, C, 0.0) if not by_sign else np.full(120, 0.2)
+    G0 = rng.standard_normal(120) - 1.0
+    plan = nws.InnerPlan(tol=1e-6, ratio=0.0, max_steps=5000, by_sign=by_sign)
+    solve = nws.solve_block_by_sign if by_sign else nws.solve_block
+    runs = []
+    for K in (K32, K32.astype(np.float64)):
+        block = nws.Subproblem(K, y, C, a0.copy(), G0.copy())
+        runs.append((solve(block, plan), block.a, block.G))
+    (steps32, a32, G32), (steps64, a64, G64) = runs
+    assert steps32 == steps64 and steps32[0] > 10
+    np.testing.assert_array_equal(a32, a64)
+    np.testing.assert_array_equal(G32, G64)
+
+
 def test_one_vs_one_pairs_share_one_arena_and_give_the_same_model(monkeypatch):
     """The pairs' kept columns are carved from one buffer (an Arena per fit, grown to the
     largest pair's store): the same model as with a fresh store per pair, bit for bit,

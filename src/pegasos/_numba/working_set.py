@@ -194,14 +194,14 @@ def solve_block_by_sign(block, plan):
 
 @njit_parallel
 def gather_set(store, slots, rows, out):
-    """K over the working set, ``out[a, b] = store[slots[a], rows[b]]``, read
-    whole from a kernel matrix (``store`` the matrix, or the kept columns of rows whose
-    matrix it is), in parallel over its rows.  (A holder of some of a problem's rows,
-    :mod:`pegasos._solvers.across`: ``rows`` its rows of the working set, ``out`` (q,
-    len(rows)).)  :func:`kept_block`, which also keeps what
-    it can of the previous block, compiled in 1.6-1.9 s, most of DualSVC's first fit
-    on digits, where the matrix is whole and nothing is kept; this in 0.4-0.5 s (in
-    0.1 s serially, but then 0.9 ms slower for q = 1024 in each iteration)."""
+    """K over the working set, ``out[a, b] = store[slots[a], rows[b]]``, in parallel
+    over its rows, read whole from a kernel matrix (``store`` the matrix, or the kept
+    columns of rows whose matrix it is), or by a holder of some of a problem's rows
+    (:mod:`pegasos._solvers.across`: ``rows`` its rows of the working set, ``out`` (q,
+    len(rows))).  Nothing is kept there, and :func:`kept_block`, which keeps what it
+    can of the previous block, compiled in 1.6-1.9 s, most of DualSVC's first fit on
+    digits; this compiles in 0.4-0.5 s (serially in 0.1 s, but then 0.9 ms slower per
+    iteration for q = 1024)."""
     for a in prange(slots.shape[0]):
         column, target = store[slots[a]], out[a]
         for b in range(rows.shape[0]):

@@ -404,9 +404,9 @@ class _Columns:
         return out
 
     def block(self):
-        """K over the working set's variables (q, q) in the store's dtype, in a buffer that the next
-        call but one overwrites: the previous call's block is kept, and the entries of the
-        variables still in the set are copied from it
+        """K over the working set's variables (q, q) in the store's dtype, in a buffer
+        that the next call but one overwrites: the previous call's block is kept, and the
+        entries of the variables still in the set are copied from it
         (:func:`~pegasos._numba.working_set.kept_block`); from a kernel matrix given or
         made whole, read as it is (:func:`~pegasos._numba.working_set.gather_set`)."""
         m = self.vars.size
