@@ -7,7 +7,8 @@ pass), :mod:`.kernel_pegasos` (kernel Pegasos and the Perceptron, by chunks),
 changes the responses: a chunk of the engine's rows, or a small training set's
 kernel matrix, the engine :class:`.blocks.OnMatrix`), :mod:`.working_set` (the
 dual solver's SMO on a block and its gradient update), :mod:`.water_filling`,
-:mod:`.changes` (a step's changes merged by example), the blocked engine :mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`, and
+:mod:`.changes` (a step's changes merged by example), the blocked engine
+:mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`, and
 the kernels' table their codes come from, :mod:`.codes` (plain Python).
 The rules (see CONTRIBUTING in the README):
 

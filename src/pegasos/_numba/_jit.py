@@ -186,13 +186,19 @@ def _jit(fn=None, **options):
 #: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
 
+#: The same for kernels that split rows over threads with ``prange``; each
+#: such kernel writes every output entry independently (no reductions across
+#: threads), so results do not depend on the number of threads.
+njit_parallel = functools.partial(_jit, nogil=True, parallel=True)
+
+
 def recompiled(main, helpers, replace, name):
     """The compiled function ``main`` compiled again from its own source, under ``name``,
     with the global names in ``replace`` bound to other compiled functions: in ``main``
     and in its inlined ``helpers`` (``@njit(inline="always")`` functions it calls, which
     are compiled again alike).  One source, two compiled functions, as UMAP compiles one
-    epoch serial and parallel: kernel Pegasos' step on the engine's chunks and on a small
-    set's kernel matrix (:mod:`.chunk`).
+    epoch serial and parallel: kernel Pegasos' and the SBP's steps on the engine's rows and
+    on a small set's kernel matrix (:mod:`.chunk`, ``sbp.sbp_on_matrix``).
 
     The copies are Python functions over the same code object with other globals, so
     the replacements are globals to Numba and are inlined where the originals were.  A
@@ -218,9 +224,3 @@ def _copy(fn, namespace, name):
     copy = types.FunctionType(fn.__code__, namespace, name, fn.__defaults__, fn.__closure__)
     copy.__qualname__, copy.__doc__, copy.__module__ = name, fn.__doc__, fn.__module__
     return copy
-
-
-#: The same for kernels that split rows over threads with ``prange``; each
-#: such kernel writes every output entry independently (no reductions across
-#: threads), so results do not depend on the number of threads.
-njit_parallel = functools.partial(_jit, nogil=True, parallel=True)
