@@ -922,8 +922,11 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     """Up to GRAM_ROWS training rows every kernel estimator trains on the kernel matrix
     (``_solvers.gram``) and predicts a small batch by NumPy: none of the engine's compiled
     functions is called, and the solvers' steps run on the matrix alone (an ``OnMatrix``),
-    so a fresh install's first fit compiles them once, whatever the kind of rows."""
+    so a fresh install's first fit compiles them once, whatever the kind of rows.  DualSVC
+    reads its working set's block from the matrix (``gather_set``, not the engine's
+    ``kept_block``), and a C-SVC never calls LIBSVM's Solver_NU."""
     import pegasos._kernel_base
+    import pegasos._solvers.working_set
     from pegasos import DualSVC
     from pegasos._numba import working_set as ws
 
@@ -932,7 +935,9 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
 
     kp_steps, sbp_steps = kp.kernel_pegasos_on_matrix, sbp.sbp_on_matrix
     for module, name in [(kp, "kernel_pegasos_blocks"), (sbp, "sbp_blocks"), (blocks, "add"),
-                         (blocks, "fill_rows"), (kern, "kernel_diagonal"), (ws, "add_columns")]:
+                         (blocks, "fill_rows"), (kern, "kernel_diagonal"), (ws, "add_columns"),
+                         (ws, "kept_block"),
+                         (pegasos._solvers.working_set, "solve_block_by_sign")]:
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(pegasos._kernel_base, "norms_and_diagonal", refuse)
     X, y = make_binary(n=120, d=5, density=0.7, seed=50)
