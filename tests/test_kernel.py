@@ -25,7 +25,7 @@ from pegasos._rows import as_rows
 from pegasos._solvers import engine, gram
 from pegasos._solvers import kernel_pegasos as kp_solver
 from pegasos._solvers.kernel_pegasos import chunk_steps
-from pegasos._solvers.sbp import new_scratch
+from pegasos._solvers.sbp import new_scratch, water_levels_biased
 
 from . import naive
 from .conftest import ENGINE_VARIANT_SLOW, make_binary
@@ -452,7 +452,7 @@ def test_biased_water_levels_balance_the_classes(values, signs, nu, weighted):
         s[np.argmax(y)] = s[np.argmin(y)] = 1.0
     budget = n * nu
     pos, neg = y > 0, y < 0
-    kappa, b, i, j, mu = wf.water_levels_biased(r[pos], s[pos], -r[neg], s[neg], budget)
+    kappa, b, i, j, mu = water_levels_biased(r[pos], s[pos], -r[neg], s[neg], budget)
     slack = np.maximum(0.0, kappa - y * (r + b))
     tol = 1e-9 * max(1.0, np.abs(r).max())
     assert np.sum(s * slack) == pytest.approx(budget, abs=tol)
@@ -482,7 +482,7 @@ def _sbp_run(X, Y, nu, draws, biased=False, t=1, state=None, sw=None, on_gram=Fa
     data = sbp.SBPData(kern.Points(rows.kernel, X.shape[1], sq), Y, np.full(problems, n * nu),
                        sw)
     args = kern.Kernel(kern.RBF, 0.7, 0.0, 3)
-    plan = sbp.SBPPlan(1.0, sbp.draws_of(biased), 1, 1000, blocks.SERIAL)
+    plan = sbp.SBPPlan(1.0, sbp.BIASED if biased else sbp.UNBIASED, 1, 1000, blocks.SERIAL)
     changes = new_changes(n, draws.shape[2] * problems, problems)
     if on_gram:
         _, K = gram.training_matrix(rows, args)

@@ -31,7 +31,7 @@ The rules (see CONTRIBUTING in the README):
   at Numba's level, a helper is compiled as part of its one caller (kernel
   Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured; BENCHMARKS.md
   "Compile time").  The engine's entry points (:func:`.blocks.add_gathered`, its
-  serial twin ``add_tiles``, ``kernel_rows`` and its twin ``kernel_rows_serial``,
+  serial twin ``add_tiles``, ``block_rows`` and its twin ``block_rows_serial``,
   ``pair_block``), shared by every solver and by prediction, stay separate, and
   so does anything with its own ``fastmath`` flags (an inlined helper takes its
   caller's) or called inside a ``prange`` body.  Inlining has its own cost:

@@ -354,22 +354,11 @@ def _tile(points, lo, hi, block, kern):
 
 
 @njit_parallel
-def kernel_rows(points, idx, kern, out, slots):
-    """``out[slots[m]] = K(X[idx[m]], X)`` (no ``bias2``), tile by tile, into rows of
-    ``out`` (n columns, float64 or float32), so that each example's kernel column is one
-    contiguous row (what the working-set solver keeps)."""
-    _block_rows(points, gather_block(points, idx, kern), kern, out, slots)
-
-
-@njit_parallel
 def block_rows(points, block, kern, out, slots):
-    """:func:`kernel_rows` of a :class:`Block` gathered elsewhere (another worker's rows,
-    in the rows' column space): ``out[slots[m]] = K(block.Z[m], X)``."""
-    _block_rows(points, block, kern, out, slots)
-
-
-@njit(inline="always")
-def _block_rows(points, block, kern, out, slots):
+    """``out[slots[m]] = K(block.Z[m], X)`` (no ``bias2``) for a :class:`Block`
+    (:func:`gather_block`'s, or another worker's rows in the rows' column space), tile
+    by tile, into rows of ``out`` (n columns, float64 or float32), so that each
+    example's kernel column is one contiguous row (what the working-set solver keeps)."""
     n = points.sqnorm.shape[0]
     rows, flat, plain_kern = _plain(points, block, kern)
     rows_per = tile_rows(block.sq_z.shape[0])
@@ -377,12 +366,6 @@ def _block_rows(points, block, kern, out, slots):
         lo = tile * rows_per
         hi = min(n, lo + rows_per)
         _plain_write(rows, flat, plain_kern, lo, hi, out, slots)
-
-
-@njit
-def kernel_rows_serial(points, idx, kern, out, slots):
-    """:func:`kernel_rows` with its tiles one after another in the calling thread."""
-    block_rows_serial(points, gather_block(points, idx, kern), kern, out, slots)
 
 
 @njit
@@ -395,14 +378,14 @@ def block_rows_serial(points, block, kern, out, slots):
 
 
 def fill_rows(engine, points, idx, kern, out, slots):
-    """:func:`kernel_rows_serial` for :data:`SERIAL`, :func:`kernel_rows` for :data:`THREADS`
-    (the same values bit for bit)."""
-    fn = kernel_rows if isinstance(engine, Threads) else kernel_rows_serial
-    fn(points, idx, kern, out, slots)
+    """``out[slots[m]] = K(X[idx[m]], X)``: :func:`fill_block_rows` of the examples
+    ``idx``' :class:`Block`."""
+    fill_block_rows(engine, points, gather_block(points, idx, kern), kern, out, slots)
 
 
 def fill_block_rows(engine, points, block, kern, out, slots):
-    """:func:`block_rows_serial` for :data:`SERIAL`, :func:`block_rows` for :data:`THREADS`."""
+    """:func:`block_rows_serial` for :data:`SERIAL`, :func:`block_rows` for :data:`THREADS`
+    (the same values bit for bit)."""
     fn = block_rows if isinstance(engine, Threads) else block_rows_serial
     fn(points, block, kern, out, slots)
 
@@ -413,7 +396,7 @@ WRITE_COLUMNS = 32
 
 def write_tile(points, lo, hi, block, kern, out, slots):
     """``out[slots[m], lo:hi] = K(X[block.idx[m]], X[lo:hi])``: one tile of
-    :func:`kernel_rows`, the columns of the block written as rows of ``out``.
+    :func:`block_rows`, the columns of the block written as rows of ``out``.
 
     Dense rows are multiplied the other way round, ``Z @ X[lo:hi].T``
     (:func:`slot_products`), so that each column of the block comes out as a

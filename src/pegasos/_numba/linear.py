@@ -109,16 +109,9 @@ def row_sqnorms(rows, n_rows):
 
 
 @njit
-def fill_sqnorms(rows, sqnorm, bias_feature):
-    """Set every entry of ``sqnorm`` still negative (not computed) to ||x_i||^2 + bias_feature^2."""
-    for i in range(sqnorm.shape[0]):
-        if sqnorm[i] < 0.0:
-            sqnorm[i] = row_sqnorm(rows, i) + bias_feature * bias_feature
-
-
-@njit
 def fill_sqnorms_at(rows, sqnorm, idx, bias_feature):
-    """As :func:`fill_sqnorms`, for the rows listed in ``idx`` only.
+    """Set the entries of ``sqnorm`` listed in ``idx`` and still negative (not computed)
+    to ||x_i||^2 + bias_feature^2.
 
     Called on each block of draws before :func:`pegasos_steps`, so that a run
     of T iterations of k examples computes O(T k) row norms, not all n up

@@ -58,11 +58,6 @@ UNBIASED = Unbiased()
 BIASED = Biased()
 
 
-def draws_of(biased):
-    """:data:`BIASED` if ``biased`` else :data:`UNBIASED`."""
-    return BIASED if biased else UNBIASED
-
-
 class SBPPlan(NamedTuple):
     """The settings: ``radius`` R (the step is 1/(R sqrt(t))), the ``draws``
     (:data:`UNBIASED`, or :data:`BIASED`: the two-level variant with a free

@@ -5,8 +5,9 @@ Shalev-Shwartz & Srebro, ICML 2012) puts its weight on the points whose
 margins lie at or below a water level: the level to which a budget of
 (weighted) slack fills the lowest margins.  :func:`water_level_select` finds
 it by quickselect in expected O(n) (the draws, and the output model's
-margin), and :func:`water_levels_biased` finds the two class levels of the
-variant with a free bias, by sorting.  ``tests/naive.py`` has the reference of
+margin), and :func:`biased_levels_sorted` the two class levels of the variant
+with a free bias, from the margins sorted (the draws; the output model's,
+``_solvers.sbp.water_levels_biased``).  ``tests/naive.py`` has the reference of
 each (bisections).
 """
 
@@ -95,7 +96,7 @@ def _rise(level, mass, following, left):
 
 @njit
 def biased_levels_sorted(p, sp, q, sq, budget):
-    """:func:`water_levels_biased` on sorted values (p, q) with their weights.
+    """``_solvers.sbp.water_levels_biased`` on sorted values (p, q) with their weights.
 
     Greedy on a concave problem: raising the positives' level costs their
     weight at or below it per unit, the negatives' likewise; the cheaper one
@@ -141,23 +142,3 @@ def biased_levels_sorted(p, sp, q, sq, budget):
             j += 1
     return kp, kn, i, j, min(mp, mq)
 
-
-@njit
-def water_levels_biased(c_pos, s_pos, c_neg, s_neg, budget):
-    """Water filling with a free bias b (two classes, equal weight below their levels).
-
-    ``c_pos`` are the positives' responses r_i, ``c_neg`` the negatives' -r_i,
-    ``s_pos``, ``s_neg`` their weights.  With margins r_i + b (positives) and
-    -r_i - b (negatives), returns (kappa, b, i, j, mu): the common level, the
-    bias, how many positives and negatives sit at or below it, and the weight
-    of each class in the minimax distribution (see
-    :func:`biased_levels_sorted`).  The total weighted slack sum s_i
-    max(0, kappa - margin_i) is ``budget``; kappa = (kappa_pos + kappa_neg) /
-    2 and b = kappa - kappa_pos.  With unit weights, i = j = mu: as many
-    points of each class.
-    """
-    op = np.argsort(c_pos, kind="mergesort")
-    on = np.argsort(c_neg, kind="mergesort")
-    kp, kn, i, j, mu = biased_levels_sorted(c_pos[op], s_pos[op], c_neg[on], s_neg[on], budget)
-    kappa = 0.5 * (kp + kn)
-    return kappa, kappa - kp, i, j, mu

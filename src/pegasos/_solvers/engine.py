@@ -61,7 +61,7 @@ def add_block(engine, points, idx, kern, delta, g):
 
 def kernel_block(points, idx, kern, dtype=None, engine=None):
     """K(X, X[idx]) as an (n, len(idx)) array (no ``bias2``), by the engine's
-    :func:`~pegasos._numba.blocks.kernel_rows` or its serial twin (what
+    :func:`~pegasos._numba.blocks.block_rows` or its serial twin (what
     :class:`~pegasos.DualSVC` compiles).
 
     ``dtype``: the result's (float64 or float32); by default the rows' own.

@@ -376,7 +376,8 @@ class SquaredNorms:
 
     def fill(self):
         if not self.done:
-            _k.fill_sqnorms(self.rows.kernel, self.values, self.bias_feature)
+            _k.fill_sqnorms_at(self.rows.kernel, self.values,
+                               np.flatnonzero(self.values < 0.0), self.bias_feature)
             self.done = True
 
     def at(self, idx):

@@ -22,9 +22,10 @@ def fit(rows, sqnorm, diag, Y, budgets, sw, kern, plan, biased, report=None, gra
     size, seed): the ball's radius max sqrt K(x, x), the draws of the biased SBP or the
     unbiased one (``biased``).  Returns (state, evals) as :func:`run`."""
     radius = math.sqrt(max(float(diag.max()), np.finfo(float).tiny))
+    draws = _nsbp.BIASED if biased else _nsbp.UNBIASED
     return run(
         rows, SBPData(points(rows, sqnorm), Y, budgets, sw), kern,
-        SBPPlan(radius=radius, draws=_nsbp.draws_of(biased), avg_start=plan.avg_start(1),
+        SBPPlan(radius=radius, draws=draws, avg_start=plan.avg_start(1),
                 max_cols=block_columns(rows.n_features), engine=engine_for(rows.n_rows)),
         plan.n_iter, plan.seeds[0], plan.batch_size, report, gram,
     )
@@ -78,6 +79,27 @@ def new_scratch(n, per):
                    np.empty(per))
 
 
+def water_levels_biased(c_pos, s_pos, c_neg, s_neg, budget):
+    """Water filling with a free bias b (two classes, equal weight below their levels).
+
+    ``c_pos`` are the positives' responses r_i, ``c_neg`` the negatives' -r_i,
+    ``s_pos``, ``s_neg`` their weights.  With margins r_i + b (positives) and
+    -r_i - b (negatives), returns (kappa, b, i, j, mu): the common level, the
+    bias, how many positives and negatives sit at or below it, and the weight
+    of each class in the minimax distribution (see
+    :func:`~pegasos._numba.water_filling.biased_levels_sorted`, which the draws
+    compile).  The total weighted slack sum s_i max(0, kappa - margin_i) is
+    ``budget``; kappa = (kappa_pos + kappa_neg) / 2 and b = kappa - kappa_pos.
+    With unit weights, i = j = mu: as many points of each class.
+    """
+    op = np.argsort(c_pos, kind="stable")
+    on = np.argsort(c_neg, kind="stable")
+    kp, kn, i, j, mu = _wf.biased_levels_sorted(c_pos[op], s_pos[op], c_neg[on], s_neg[on],
+                                                float(budget))
+    kappa = 0.5 * (kp + kn)
+    return kappa, kappa - kp, i, j, mu
+
+
 def output(state, c, target, sw, budget, biased):
     """(coef, intercept, kappa, scale) of problem c's output model.
 
@@ -94,8 +116,8 @@ def output(state, c, target, sw, budget, biased):
         scale = 1.0
     if biased:
         pos = target > 0
-        kappa, b, _, _, _ = _wf.water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
-                                                    budget * scale)
+        kappa, b, _, _, _ = water_levels_biased(r[pos], sw[pos], -r[~pos], sw[~pos],
+                                                budget * scale)
     else:  # the draws' quickselect (compiled already), not a sort
         kappa = _wf.water_level_select(target * r, budget * scale, sw, np.empty(len(r)),
                                        np.empty(len(r)))

@@ -22,7 +22,7 @@ variables, so that the gradient is ``G_v = y_v F[row(v)] + p_v``.  Each iteratio
 2. they replace the oldest rows of the working set (first in, first out), so
    the newer part of the previous set stays, with its kernel columns: only
    the new rows' columns are computed, one engine block
-   (:func:`pegasos._numba.blocks.kernel_rows`, or its serial twin when the whole
+   (:func:`pegasos._numba.blocks.block_rows`, or its serial twin when the whole
    training set has fewer than :data:`~pegasos._solvers.engine.PARALLEL_ROWS` rows);
 3. each active problem solves its q x q block by SMO
    (:func:`~pegasos._numba.working_set.solve_block`) until the block's
