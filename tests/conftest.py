@@ -23,6 +23,29 @@ def make_binary(n=60, d=5, density=1.0, seed=0):
     return X, y
 
 
+def stored_rbf(X, gamma, path):
+    """The rbf kernel values the working-set solver solves with on ``path`` (the
+    ``solver_path`` fixture's): a small set's kernel matrix, float64, and on the engine
+    its kept columns, float32 as LIBSVM's cache (``Qfloat``), computed as the engine
+    computes them (its float32 exponential, within one unit in the last place of the
+    float64 kernel rounded to float32: ``test_kernel``), so that a reference solver is
+    given the same kernel values."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    if path != "engine":
+        return rbf_kernel(X, gamma=gamma)
+    from pegasos._numba import kernels
+    from pegasos._numba.linear import row_sqnorms
+    from pegasos._rows import as_rows
+    from pegasos._solvers import engine
+
+    rows = as_rows(X, np.float64)
+    points = kernels.Points(rows.kernel, X.shape[1], row_sqnorms(rows.kernel, rows.n_rows))
+    rbf = kernels.Kernel(kernels.RBF, gamma, 0.0, 3, 0.0)
+    idx = np.arange(len(X), dtype=np.int64)
+    return engine.kernel_block(points, idx, rbf, dtype=np.float32).astype(np.float64)
+
+
 @pytest.fixture
 def binary():
     return make_binary()

@@ -308,8 +308,9 @@ def _smo_block(K, y, C, a, G, tol, ratio, max_steps):
 
 def stored_kernel(K, path):
     """The kernel values the working-set solver solves with on ``path`` (the
-    ``solver_path`` fixture's): on the engine its kept columns are float32, as LIBSVM's
-    cache keeps them (``Qfloat``); a small set's kernel matrix is float64."""
+    ``solver_path`` fixture's) for a precomputed kernel ``K``: on the engine its kept
+    columns are float32, as LIBSVM's cache keeps them (``Qfloat``); a small set's
+    kernel matrix is float64.  (An rbf's kept columns: ``conftest.stored_rbf``.)"""
     return K.astype(np.float32).astype(np.float64) if path == "engine" else K
 
 

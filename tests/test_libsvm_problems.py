@@ -27,7 +27,8 @@ from pegasos.one_class import libsvm_start
 from pegasos.svc import nu_start
 from pegasos.svr import nu_svr_start
 
-from .naive import libsvm_rho, libsvm_smo, stored_kernel
+from .conftest import stored_rbf
+from .naive import libsvm_rho, libsvm_smo
 
 
 def _regression(n=80, d=4, seed=0):
@@ -53,7 +54,7 @@ def test_svr_is_the_naive_libsvm_solution(weights, solver_path):
         X, z, sample_weight=sw)
     K = rbf_kernel(X, gamma=0.5)
     c = 3.0 * (np.ones(len(z)) if sw is None else sw)
-    Q, y, p, C = _svr_problem(stored_kernel(K, solver_path), z, c,
+    Q, y, p, C = _svr_problem(stored_rbf(X, 0.5, solver_path), z, c,
                               lambda z: (0.2 - z, 0.2 + z))
     a, G = libsvm_smo(Q, p, y, C, np.zeros(len(y)), tol=1e-10)
     beta = a[: len(z)] - a[len(z):]
@@ -68,7 +69,7 @@ def test_nu_svr_is_the_naive_libsvm_solution(solver_path):
     reg = DualNuSVR(nu=0.3, C=2.0, gamma=0.5, tol=1e-10, working_set_size=16).fit(X, z)
     K = rbf_kernel(X, gamma=0.5)
     c = np.full(len(z), 2.0)
-    Q, y, p, C = _svr_problem(stored_kernel(K, solver_path), z, c, lambda z: (-z, z))
+    Q, y, p, C = _svr_problem(stored_rbf(X, 0.5, solver_path), z, c, lambda z: (-z, z))
     a, G = libsvm_smo(Q, p, y, C, nu_svr_start(c, 0.3), tol=1e-10, by_sign=True)
     rho, r = libsvm_rho(y, C, a, G, by_sign=True)
     np.testing.assert_allclose(reg.predict(X), K @ (a[:80] - a[80:]) - rho, atol=1e-7)
@@ -87,7 +88,7 @@ def test_one_class_is_the_naive_libsvm_solution(weights, solver_path):
     y = np.ones(len(X))
     start = libsvm_start(w, 0.2)
     assert start.sum() == pytest.approx(0.2 * w.sum())
-    a, G = libsvm_smo(stored_kernel(K, solver_path), np.zeros(len(X)), y, w, start, tol=1e-10)
+    a, G = libsvm_smo(stored_rbf(X, 0.3, solver_path), np.zeros(len(X)), y, w, start, tol=1e-10)
     rho = libsvm_rho(y, w, a, G)
     np.testing.assert_allclose(det.decision_function(X), K @ a - rho, atol=1e-7)
     np.testing.assert_allclose(det.offset_, [rho], atol=1e-7)
