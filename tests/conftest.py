@@ -27,9 +27,9 @@ def stored_rbf(X, gamma, path):
     """The rbf kernel values the working-set solver solves with on ``path`` (the
     ``solver_path`` fixture's): a small set's kernel matrix, float64, and on the engine
     its kept columns, float32 as LIBSVM's cache (``Qfloat``), computed as the engine
-    computes them (its float32 exponential, within one unit in the last place of the
-    float64 kernel rounded to float32: ``test_kernel``), so that a reference solver is
-    given the same kernel values."""
+    computes them (its float32 exponential: within 6e-8 of the float64 kernel rounded to
+    float32, ``test_kernel``), so that a reference solver is given the same kernel
+    values."""
     from sklearn.metrics.pairwise import rbf_kernel
 
     if path != "engine":

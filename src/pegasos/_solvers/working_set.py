@@ -50,11 +50,11 @@ from .threads import one_blas_thread
 #: rows, then rounded): LIBSVM keeps its cache in float (``Qfloat``), and so the solution
 #: is that of the kernel values rounded to float32, a relative 6e-8 (the rbf's within
 #: 6e-8 of those: its exponential is taken in float32, ``blocks.exp32_into``).  Half
-#: the memory and half the bandwidth of float64 columns: on ijcnn1 (dense float64, 49,990 rows) the fit
-#: went from 0.67x scikit-learn-intelex's time to 0.49x, on the covtype subset from 0.80x
-#: to 0.66x (``benchmarks.dualsvc_profile``, 3 runs each), the test accuracy within 0.06
-#: point and the same support vectors but one (of 5,755 and 7,696).  A small set's
-#: kernel matrix (:mod:`.gram`) stays float64.
+#: the memory and half the bandwidth of float64 columns: on ijcnn1 (dense float64,
+#: 49,990 rows) the fit went from 0.67x scikit-learn-intelex's time to 0.49x, on the
+#: covtype subset from 0.80x to 0.66x (``benchmarks.dualsvc_profile``, 3 runs each), the
+#: test accuracy within 0.06 point and the same support vectors but one (of 5,755 and
+#: 7,696).  A small set's kernel matrix (:mod:`.gram`) stays float64.
 STORE_DTYPE = np.float32
 
 
