@@ -34,16 +34,16 @@ def stored_rbf(X, gamma, path):
 
     if path != "engine":
         return rbf_kernel(X, gamma=gamma)
-    from pegasos._numba import kernels
+    from pegasos._numba.codes import RBF
     from pegasos._numba.linear import row_sqnorms
     from pegasos._rows import as_rows
     from pegasos._solvers import engine
 
     rows = as_rows(X, np.float64)
-    points = kernels.Points(rows.kernel, X.shape[1], row_sqnorms(rows.kernel, rows.n_rows))
-    rbf = kernels.Kernel(kernels.RBF, gamma, 0.0, 3, 0.0)
+    points = engine.points(rows, row_sqnorms(rows.kernel, rows.n_rows))
     idx = np.arange(len(X), dtype=np.int64)
-    return engine.kernel_block(points, idx, rbf, dtype=np.float32).astype(np.float64)
+    return engine.kernel_block(points, idx, engine.kernel_of(RBF, gamma, 0.0, 3),
+                               dtype=np.float32).astype(np.float64)
 
 
 @pytest.fixture

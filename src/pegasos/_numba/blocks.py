@@ -54,6 +54,7 @@ from .kernels import (
     Points,
     named_kernel,
     plain_kernel,
+    rbf_exponent,
 )
 from .rows import row_axpy
 
@@ -331,7 +332,7 @@ def transform(out, sq_rows, sq_cols, kern):
         for j in range(n):
             sq_j = sq_rows[j]
             for m in range(b):
-                out[j, m] = -gamma * max(sq_j + sq_cols[m] - 2.0 * out[j, m], 0.0)
+                out[j, m] = rbf_exponent(sq_j, sq_cols[m], out[j, m], gamma)
         exp_in_place(out.reshape(n * b), np.empty(n * b, np.int64))
     elif kern.code == POLY:
         for j in range(n):
@@ -490,13 +491,6 @@ def _write_tile(points, lo, hi, block, kern, out, slots):
 
 
 @njit(inline="always")
-def _rbf_arg(sq_a, sq_b, product, gamma):
-    """The rbf's exponent -gamma ||a - b||^2 from the squared norms and the inner
-    product, in float64 (as :func:`transform`), to be rounded to float32."""
-    return -gamma * max(sq_a + sq_b - 2.0 * np.float64(product), 0.0)
-
-
-@njit(inline="always")
 def _rbf_rows32(P, sq_z, sq, gamma, out, slots, lo):
     """``out[slots[m], lo:lo + len(sq)] = exp(-gamma ||z_m - x_j||^2)`` in float32 from
     the products ``P = Z @ X[lo:hi].T`` (dense rows; for CSR rows the transpose of
@@ -507,15 +501,15 @@ def _rbf_rows32(P, sq_z, sq, gamma, out, slots, lo):
     columns' type before: within 6e-8 (measured on 3,000 rows of the covtype subset,
     Adult and ijcnn1: at most one unit in the last place near 1, three in the tail).
     One block of 190 columns, one thread: the covtype subset 8.1-9.0 ms to 6.4-7.4 ms
-    (the products widened as read, not copied into a float64 tile), Adult 23-24 ms to
-    18 ms (no copy of the tile by :func:`_write_rows`).
+    (the products widened as read, not copied into a float64 tile), Adult 23-34 ms to
+    17.6-17.8 ms (no copy of the tile by :func:`_write_rows`).
     """
     arg = np.empty(P.shape[1], np.float32)
     scale = np.empty(P.shape[1], np.int32)
     for m in range(P.shape[0]):
         sq_m = sq_z[m]
         for j in range(P.shape[1]):
-            arg[j] = _rbf_arg(sq_m, sq[j], P[m, j], gamma)
+            arg[j] = rbf_exponent(sq_m, sq[j], P[m, j], gamma)
         exp32_into(arg, out[slots[m], lo:lo + P.shape[1]], scale)
 
 

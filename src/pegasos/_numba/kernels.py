@@ -95,13 +95,20 @@ def named_kernel(plain):
     return Kernel(plain[0], plain[1], plain[2], plain[3], plain[4])
 
 
+@njit(inline="always")
+def rbf_exponent(sq_a, sq_b, dot, gamma):
+    """The rbf's exponent -gamma ||a - b||^2 from the squared norms and the inner product,
+    in float64 (a float32 ``dot`` widened first), the squared distance clamped at 0."""
+    return -gamma * max(sq_a + sq_b - 2.0 * np.float64(dot), 0.0)
+
+
 @njit
 def kernel_value(kern, dot, sq_a, sq_b):
     """K from the dot product and the squared norms of the two points (no ``bias2``)."""
     if kern.code == LINEAR:
         return dot
     if kern.code == RBF:
-        return math.exp(-kern.gamma * max(sq_a + sq_b - 2.0 * dot, 0.0))
+        return math.exp(rbf_exponent(sq_a, sq_b, dot, kern.gamma))
     if kern.code == POLY:
         return (kern.gamma * dot + kern.coef0) ** kern.degree
     if kern.code == SIGMOID:
