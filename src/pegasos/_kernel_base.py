@@ -30,6 +30,7 @@ from ._base import (
     loss_weights,
     positive_classes,
 )
+from ._budget import BUDGET_PARAMETERS, PARTIAL_FIT_PARAMETERS, _BudgetMixin
 from ._memory import check_memory
 from ._numba.codes import KERNEL_TABLE
 from ._probability import ProbabilityMixin
@@ -46,6 +47,7 @@ from ._solvers.engine import (
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
 from .objective import DualityGap, best_multiple, feasible, finite_gap
+from .stream import SVMLightStream
 
 #: Each kernel's code, by name (:data:`pegasos._numba.codes.KERNEL_TABLE`).
 KERNELS = {k.name: k.code for k in KERNEL_TABLE}
@@ -113,7 +115,9 @@ def _documented(obj):
                    .replace("    __CALLBACK_PARAMETER__\n", _CALLBACK_PARAMETER)
                    .replace("    __LIBSVM_FLAGS__\n", _LIBSVM_FLAGS)
                    .replace("        __FIT_PARAMETERS__\n", _FIT_PARAMETERS)
-                   .replace("        __GAP_PARAMETERS__\n", _GAP_PARAMETERS))
+                   .replace("        __GAP_PARAMETERS__\n", _GAP_PARAMETERS)
+                   .replace("    __BUDGET_PARAMETERS__\n", BUDGET_PARAMETERS)
+                   .replace("        __PARTIAL_FIT_PARAMETERS__\n", PARTIAL_FIT_PARAMETERS))
     return obj
 
 
@@ -517,7 +521,7 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         if self.kernel == "precomputed":
             return True
         sv, vectors = self.support_, self.support_vectors_
-        if sv.size == 0 or X.shape[0] <= sv.max() or sp.issparse(X) != sp.issparse(vectors):
+        if sv.size == 0 or sv.min() < 0 or X.shape[0] <= sv.max() or sp.issparse(X) != sp.issparse(vectors):
             return False
         ours = X[sv]
         if sp.issparse(ours):
@@ -535,12 +539,25 @@ def _warn_cache_size(est):
         )
 
 
-class _ResponseSolver(_KernelClassifier):
-    """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes."""
+class _ResponseSolver(_BudgetMixin, _KernelClassifier):
+    """Kernel Pegasos and the kernel Perceptron: one compiled loop, two modes, and the
+    same with a budget of support vectors (:class:`~pegasos._budget._BudgetMixin`)."""
 
     def _fit(self, X, y, sample_weight, mode):
         """Either's fit, ``mode`` :data:`~pegasos._solvers.kernel_pegasos.PEGASOS` or
-        ``PERCEPTRON``, its plan :meth:`_plan`'s."""
+        ``PERCEPTRON``, its plan :meth:`_plan`'s; with a budget below the rows (or a
+        stream), the budgeted solver's."""
+        for key in ("_budget_state", "_budget_t", "_budget_rows", "_budget_rng",
+                    "n_rows_read_"):
+            self.__dict__.pop(key, None)
+        if isinstance(X, SVMLightStream):
+            return self._fit_budget_stream(X, y, sample_weight, mode)
+        if self.budget is not None:
+            self._check_budget_kernel()
+            X, y = self._validate_xy(X, y, reset=True)
+            if self.budget < X.shape[0]:
+                _warn_cache_size(self)
+                return self._fit_budget(X, y, sample_weight, mode)
         X, y, (rows, sqnorm, diag, gram), sw = self._begin_fit(X, y, sample_weight)
         n = rows.n_rows
         bias2 = self._bias2()

@@ -1,8 +1,10 @@
 """:class:`KernelPegasosClassifier`: kernelized Pegasos, run on the blocked engine."""
 
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import PEGASOS_CONSTRAINTS, check_exclusive_params, make_plan
+from ._budget import BUDGET_CONSTRAINTS, has_budget
 from ._kernel_base import _documented, _KernelClassifier, _ResponseSolver
 from ._sklearn_private import _fit_context
 from ._solvers import kernel_pegasos as _kp
@@ -89,6 +91,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
     __CALLBACK_PARAMETER__
+    __BUDGET_PARAMETERS__
 
     Attributes
     ----------
@@ -127,6 +130,7 @@ class KernelPegasosClassifier(_ResponseSolver):
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         **PEGASOS_CONSTRAINTS,
+        **BUDGET_CONSTRAINTS,
     }
 
     def __init__(
@@ -134,8 +138,10 @@ class KernelPegasosClassifier(_ResponseSolver):
         n_iter=None, n_epochs=None, batch_size=16, sampling="uniform", projection=True,
         average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
         cache_size=200.0, random_state=None,
-        probability=False, callback=None,
+        probability=False, callback=None, budget=None, budget_strategy="merge",
     ):
+        self.budget = budget
+        self.budget_strategy = budget_strategy
         self.probability = probability
         self.callback = callback
         self.cache_size = cache_size
@@ -167,6 +173,25 @@ class KernelPegasosClassifier(_ResponseSolver):
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight, _kp.PEGASOS)
+
+    @available_if(has_budget)
+    @_documented
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Online learning with a budget: one pass of ``sampling`` over (X, y), the
+        budget's points, coefficients and step counter continued from the last call.
+
+        Available with ``budget`` set.  Needs ``lam`` (``C`` sets
+        :math:`\lambda = 1/(C n)`, and an online fit has no fixed n).  A call runs
+        ``ceil(n / batch_size)`` iterations (``n_epochs`` passes or ``n_iter``
+        iterations when set); every iterate since the first call is averaged
+        (``average=False``: the last iterate).  ``gamma="scale"`` is resolved on the
+        first call's rows.
+
+        __PARTIAL_FIT_PARAMETERS__
+        """
+        check_exclusive_params(self)
+        return self._partial_fit(X, y, classes, sample_weight, _kp.PEGASOS)
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):

@@ -1,6 +1,9 @@
 """:class:`KernelPerceptron`: the (averaged) kernel Perceptron, run on the blocked engine."""
 
+from sklearn.utils.metaestimators import available_if
+
 from ._base import check_exclusive_params, constraints_of, make_plan
+from ._budget import BUDGET_CONSTRAINTS, has_budget
 from ._kernel_base import _documented, _KernelClassifier, _ResponseSolver
 from ._sklearn_private import _fit_context
 from ._solvers import kernel_pegasos as _kp
@@ -57,6 +60,7 @@ class KernelPerceptron(_ResponseSolver):
         sigmoid of 5-fold cross-validated decision values (five more fits of
         80% of the data); the sigmoids are ``probA_``, ``probB_``.
     __CALLBACK_PARAMETER__
+    __BUDGET_PARAMETERS__
 
     Attributes
     ----------
@@ -82,14 +86,17 @@ class KernelPerceptron(_ResponseSolver):
         **_KernelClassifier._parameter_constraints,
         **constraints_of("n_iter", "n_epochs", "batch_size", "sampling", "fit_intercept",
                          "intercept_scaling", "class_weight", average=["boolean"]),
+        **BUDGET_CONSTRAINTS,
     }
 
     def __init__(
         self, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, n_iter=None, n_epochs=None,
         batch_size=16, sampling="permutation", average=True, fit_intercept=True,
         intercept_scaling=1.0, class_weight=None, cache_size=200.0, random_state=None,
-        probability=False, callback=None,
+        probability=False, callback=None, budget=None, budget_strategy="merge",
     ):
+        self.budget = budget
+        self.budget_strategy = budget_strategy
         self.batch_size = batch_size
         self.class_weight = class_weight
         self.probability = probability
@@ -119,6 +126,22 @@ class KernelPerceptron(_ResponseSolver):
         """
         check_exclusive_params(self)
         return self._fit(X, y, sample_weight, _kp.PERCEPTRON)
+
+    @available_if(has_budget)
+    @_documented
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Online learning with a budget: one pass of ``sampling`` over (X, y), the
+        budget's points and coefficients continued from the last call.
+
+        Available with ``budget`` set.  A call runs ``ceil(n / batch_size)``
+        iterations (``n_epochs`` passes or ``n_iter`` iterations when set); with
+        ``average=True`` every iterate since the first call is averaged.
+
+        __PARTIAL_FIT_PARAMETERS__
+        """
+        check_exclusive_params(self)
+        return self._partial_fit(X, y, classes, sample_weight, _kp.PERCEPTRON)
 
     def _plan(self, n, weights):
         """10 passes by default, no projection; lambda is unused in Perceptron mode."""

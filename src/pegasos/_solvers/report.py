@@ -32,7 +32,8 @@ class Report:
         Time in the solver so far (None on a Dask cluster).
     coef : ndarray
         The current output model: the weights (n_features,) of a linear
-        model, one coefficient per training row for a kernel model.
+        model, one coefficient per training row for a kernel model (per point
+        of the budget for a budgeted one).
     intercept : float
         The current output model's intercept.
     kernel_evals : int or None, default=None
@@ -47,6 +48,9 @@ class Report:
         Bytes (uncompressed) a stream fit has read so far.
     holdout_error : float or None, default=None
         The held-out error of a stream fit, when measured after this round.
+    support_vectors : int or None, default=None
+        The points in a budgeted kernel fit's budget (``budget=``); ``coef``
+        then holds one coefficient per point.
 
     See Also
     --------
@@ -77,6 +81,7 @@ class Report:
     rows_read: int | None = None
     bytes_read: int | None = None
     holdout_error: float | None = None
+    support_vectors: int | None = None
 
     def __getitem__(self, key):
         """The field ``key``, as the dict of earlier versions gave it."""
