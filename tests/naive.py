@@ -550,3 +550,131 @@ def libsvm_rho(y, C, a, G, *, by_sign=False):
         return middle(yG, free, below, above)
     r = [middle(G, free & side, at_upper & side, at_lower & side) for side in (y > 0, y < 0)]
     return (r[0] - r[1]) / 2, (r[0] + r[1]) / 2
+
+
+GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+def _golden_h(a, b, k, bias2, steps=30):
+    """The h in [0, 1] maximising sum_c (a_c k^((1-h)^2) + b_c k^(h^2) + (a_c + b_c) bias2)^2
+    by ``steps`` golden-section steps (the midpoint of the last interval)."""
+    def gain(h):
+        return np.sum((a * (k ** ((1 - h) ** 2) + bias2) + b * (k ** (h * h) + bias2)) ** 2)
+
+    lo, hi = 0.0, 1.0
+    x1, x2 = hi - GOLDEN * (hi - lo), lo + GOLDEN * (hi - lo)
+    f1, f2 = gain(x1), gain(x2)
+    for _ in range(steps):
+        if f1 >= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - GOLDEN * (hi - lo)
+            f1 = gain(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + GOLDEN * (hi - lo)
+            f2 = gain(x2)
+    h = 0.5 * (lo + hi)
+    return h, gain(h)
+
+
+def budgeted_kernel_pegasos(X, Y, order, *, budget, strategy, gamma, lam=1.0, k=1,
+                            perceptron=False, projection=True, avg_from=None, bias2=0.0,
+                            sw=None, ridge=1e-10):
+    """BSGD (Wang, Crammer & Vucetic 2012): mini-batch kernel Pegasos (or the Perceptron)
+    on the rbf with at most ``budget`` points shared by the columns of Y (n, P) in {-1, +1}.
+
+    The model of problem c is w_c = sum_l alpha[l, c] phi'(z_l), phi' the rbf's map plus
+    the constant feature sqrt(bias2).  Step t: the batch (next k entries of ``order``)
+    judged with w_t; shrink by (1 - 1/t) (Pegasos); each violator's step
+    s_i y_ic / (lam t k) (Perceptron: s_i y_ic) added to its row's point (a new point at
+    the end if the row holds none); while there are more than ``budget`` points, the point
+    r of the smallest sum_c alpha[r, c]^2 is removed, projected onto the others (solve
+    (K' + ridge I) p = K'[:, r] over them, alpha[others] += p alpha[r]), or merged with the
+    point n of the smallest loss ||alpha_r phi'_r + alpha_n phi'_n - alpha_z phi'_z||^2
+    (summed over the problems), z = h z_r + (1 - h) z_n, h by golden section,
+    alpha_z = (alpha_r k'(z_r, z) + alpha_n k'(z_n, z)) / k'(z, z); a deleted point's
+    place is taken by the last point.  Then projection onto ||w_c||^2 <= mean(s)/lam and
+    the average (the averaged coefficients mapped by the same maintenance).  Returns
+    (points, row ids (-1 merged), coefficients (m, P)) of the points with a non-zero one.
+    """
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    n, P = Y.shape
+    sw = np.ones(n) if sw is None else np.asarray(sw, dtype=float)
+    radius2 = sw.mean() / lam
+
+    def kern(A, B):
+        d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)
+        return np.exp(-gamma * d2)
+
+    Z, ids = np.zeros((0, X.shape[1])), []
+    alpha, total = np.zeros((0, P)), np.zeros((0, P))
+    n_avg = 0
+
+    def delete(q):
+        nonlocal Z, alpha, total
+        last = len(ids) - 1
+        Z[q], alpha[q], total[q], ids[q] = Z[last], alpha[last], total[last], ids[last]
+        Z, alpha, total = Z[:last], alpha[:last], total[:last]
+        ids.pop()
+
+    for t in range(1, len(order) // k + 1):
+        batch = order[(t - 1) * k : t * k]
+        F = (kern(Z, X[batch]) + bias2).T @ alpha  # (k, P)
+        margin = Y[batch] * F
+        viol = margin <= 0.0 if perceptron else margin < 1.0
+        if not perceptron:
+            alpha = alpha * (1.0 - 1.0 / t)
+        step = 1.0 if perceptron else 1.0 / (lam * t * k)
+        for j, i in enumerate(batch):
+            if not viol[j].any():
+                continue
+            if i not in ids:
+                Z = np.vstack([Z, X[i]])
+                ids.append(i)
+                alpha = np.vstack([alpha, np.zeros(P)])
+                total = np.vstack([total, np.zeros(P)])
+            slot = ids.index(i)
+            alpha[slot] += np.where(viol[j], step * Y[i] * sw[i], 0.0)
+        while len(ids) > budget:
+            r = int(np.argmin((alpha ** 2).sum(axis=1)))
+            if strategy == "remove" or len(ids) == 1:
+                delete(r)
+            elif strategy == "project":
+                others = [l for l in range(len(ids)) if l != r]
+                G = kern(Z[others], Z[others]) + bias2 + ridge * np.eye(len(others))
+                p = np.linalg.solve(G, kern(Z[others], Z[r:r + 1])[:, 0] + bias2)
+                alpha[others] += np.outer(p, alpha[r])
+                total[others] += np.outer(p, total[r])
+                delete(r)
+            else:
+                best = (np.inf, -1, 0.0)
+                for m in range(len(ids)):
+                    if m == r:
+                        continue
+                    kmn = kern(Z[r:r + 1], Z[m:m + 1])[0, 0]
+                    h, gain = _golden_h(alpha[r], alpha[m], kmn, bias2)
+                    v2 = np.sum(alpha[r] ** 2 * (1 + bias2) + alpha[m] ** 2 * (1 + bias2)
+                                + 2 * alpha[r] * alpha[m] * (kmn + bias2))
+                    if v2 - gain / (1 + bias2) < best[0]:
+                        best = (v2 - gain / (1 + bias2), m, h)
+                _, m, h = best
+                z = h * Z[r] + (1 - h) * Z[m]
+                kr = kern(Z[r:r + 1], z[None])[0, 0] + bias2
+                km = kern(Z[m:m + 1], z[None])[0, 0] + bias2
+                alpha[r] = (alpha[r] * kr + alpha[m] * km) / (1 + bias2)
+                total[r] = (total[r] * kr + total[m] * km) / (1 + bias2)
+                Z[r], ids[r] = z, -1
+                delete(m)
+        if not perceptron and projection:
+            K = kern(Z, Z) + bias2
+            for c in range(P):
+                norm2 = alpha[:, c] @ K @ alpha[:, c]
+                if norm2 > radius2:
+                    alpha[:, c] *= np.sqrt(radius2 / norm2)
+        if avg_from is not None and t >= avg_from:
+            total += alpha
+            n_avg += 1
+    out = total / n_avg if n_avg else alpha
+    keep = np.flatnonzero(np.any(out != 0.0, axis=1))
+    return Z[keep], np.array(ids, dtype=np.int64)[keep], out[keep]

@@ -266,7 +266,7 @@ class _BudgetMixin:
         for key in ("_budget_state", "n_rows_read_"):
             self.__dict__.pop(key, None)
         blocks = _stream_blocks(source, stream.buffer_rows)
-        X, y, first = next(blocks, (None, None, 0))
+        X, y, first, ends = next(blocks, (None, None, 0, False))
         if X is None:
             raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
         width = X.shape[1] if stream.n_features is None else stream.n_features
@@ -286,11 +286,8 @@ class _BudgetMixin:
         self._budget_state = self._start_budget(len(positive_classes(classes)), width,
                                                 X.dtype)
         self._budget_t, self.n_kernel_evals_, self._budget_rows = 1, 0, 0
-        done, pass_rows = 0, None
+        done, passes_done, pass_rows = 0, 0, None
         while X is not None and (total is None or done < total):
-            if passes is not None and pass_rows is not None and \
-                    self._budget_rows >= passes * pass_rows:
-                break
             check_width(X.shape[1], width)
             X = stack_rows([X], width)
             _check_labels(y, classes)
@@ -302,9 +299,13 @@ class _BudgetMixin:
             self._run_budget(X, y, sw, IndexStream("permutation", X.shape[0], rng),
                              replace(block_plan, batch_size=k), bplan, first)
             done, self._budget_rows = done + T, self._budget_rows + X.shape[0]
-            X, y, first = next(blocks, (None, None, 0))
-            if X is not None and first == 0 and pass_rows is None:
-                pass_rows = self._budget_rows  # (the first pass ended)
+            if ends:
+                passes_done += 1
+                pass_rows = pass_rows or self._budget_rows
+            if passes is not None and (passes_done >= passes or (
+                    pass_rows is not None and self._budget_rows >= passes * pass_rows)):
+                break
+            X, y, first, ends = next(blocks, (None, None, 0, False))
         self.n_rows_read_ = source.rows_read
         self._set_budget_model(True)
         return self
@@ -333,26 +334,33 @@ def _check_labels(y, classes):
 
 
 def _stream_blocks(source, rows):
-    """The stream's rows ``rows`` at a time, pass after pass, as ``(X, y, first)``:
-    ``first`` the position of X's first row in its pass (a row's id in the budget).
-    From a cache, its memory-mapped rows a slice at a time."""
+    """The stream's rows ``rows`` at a time, pass after pass, as ``(X, y, first, ends)``:
+    ``first`` the position of X's first row in its pass (a row's id in the budget, 0 at
+    each pass's first block), ``ends`` whether X's rows end the pass.  From a cache, its memory-mapped rows a slice at a time."""
+    position = 0
     while True:
-        position, any_rows = 0, False
         if source.cached is not None:
             X_all, y_all = source.cached
-            for lo in range(source.cache_from, X_all.shape[0], rows):
+            start = source.cache_from
+            if X_all.shape[0] <= start:
+                return
+            for lo in range(start, X_all.shape[0], rows):
                 hi = min(X_all.shape[0], lo + rows)
                 source.rows_read += hi - lo
-                any_rows = True
-                yield sp.csr_matrix(X_all[lo:hi], dtype=np.float64), \
-                    np.asarray(y_all[lo:hi], dtype=np.float64), lo
-        else:
-            while (got := source.take(rows)) is not None:
-                any_rows = True
-                yield got[0], got[1], position
-                position += got[0].shape[0]
-        if not any_rows:
-            return
+                yield (sp.csr_matrix(X_all[lo:hi], dtype=np.float64),
+                       np.asarray(y_all[lo:hi], dtype=np.float64), lo - start,
+                       hi == X_all.shape[0])
+            continue
+        passes = source.passes
+        got = source.take(rows)
+        if got is None:  # a pass ended on a block boundary (or the stream has no rows)
+            if position == 0:
+                return
+            position = 0
+            continue
+        ends = source.passes != passes or source.exhausted()  # these rows end the pass
+        yield got[0], got[1], position, ends
+        position = 0 if ends else position + got[0].shape[0]
 
 
 def check_budget_fitted(est):

@@ -164,7 +164,7 @@ class KernelPegasosClassifier(_ResponseSolver):
 
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit by ``n_iter`` kernel Pegasos iterations per one-vs-rest problem.
 
         Every one-vs-rest problem is trained at once, from one stream of draws.
@@ -178,7 +178,7 @@ class KernelPegasosClassifier(_ResponseSolver):
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Online learning with a budget: one pass of ``sampling`` over (X, y), the
+        r"""Online learning with a budget: one pass of ``sampling`` over (X, y), the
         budget's points, coefficients and step counter continued from the last call.
 
         Available with ``budget`` set.  Needs ``lam`` (``C`` sets

@@ -116,7 +116,7 @@ class KernelPerceptron(_ResponseSolver):
 
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Run ``n_epochs`` Perceptron passes, every one-vs-rest problem at once.
 
         A mistake on example i adds s_i y_i phi(x_i), with s_i its

@@ -1,0 +1,242 @@
+"""Kernel Pegasos and the kernel Perceptron with a budget of support vectors (issue 59,
+BSGD): the budget's maintenance against tests/naive.py, the unbudgeted model when the
+budget holds every row, fits from a stream and online, bad input, bounded memory."""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+
+from pegasos import KernelPegasosClassifier, KernelPerceptron
+from pegasos._base import binary_targets
+from pegasos.stream import SVMLightStream, convert
+
+from . import naive
+from .conftest import make_binary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _three_classes(n=60, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(n, 3)), axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_budget_maintenance_matches_the_reference(strategy, classes):
+    """Cyclic draws fix the order: the budget's points, their rows and coefficients are
+    the reference's (the same points chosen, merged and dropped at every step).  A merged
+    point's h is the end of a golden-section search whose comparisons a rounding of the
+    kernel's last digit can turn (its interval ends 5e-7 wide): merged points agree to
+    1e-6, the others to rounding."""
+    X, y = make_binary(n=50, d=4, seed=7) if classes == 2 else _three_classes(50)
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, 50)  # (no ties between coefficients)
+    lam, T, k, B, gamma = 0.05, 60, 4, 12, 0.4
+    clf = KernelPegasosClassifier(
+        lam=lam, gamma=gamma, n_iter=T, batch_size=k, sampling="cyclic", average=0.5,
+        intercept_scaling=0.7, budget=B, budget_strategy=strategy).fit(X, y, sample_weight=sw)
+    Y = np.column_stack(binary_targets(clf.classes_, y))
+    Z, ids, coef = naive.budgeted_kernel_pegasos(
+        X, Y, np.arange(T * k) % 50, budget=B, strategy=strategy, gamma=gamma, lam=lam, k=k,
+        avg_from=T - math.ceil(0.5 * T) + 1, bias2=0.49, sw=sw)
+    assert len(ids) <= B and clf.support_vectors_.shape[0] == len(ids)
+    np.testing.assert_array_equal(clf.support_, ids)
+    if strategy == "merge":
+        assert (ids == -1).any()  # merged points, the case under test
+    tol = 1e-6 if strategy == "merge" else 1e-9
+    np.testing.assert_allclose(clf.support_vectors_, Z, rtol=0, atol=tol)
+    scale = np.abs(coef).max()
+    np.testing.assert_allclose(clf.dual_coef_.T, coef, rtol=0, atol=10 * tol * scale)
+    np.testing.assert_allclose(clf.intercept_, 0.49 * coef.sum(axis=0), rtol=0,
+                               atol=10 * tol * scale * B)
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove"])
+def test_budgeted_perceptron_matches_the_reference(strategy):
+    X, y = make_binary(n=40, d=3, seed=9)
+    sw = np.random.default_rng(2).uniform(0.5, 2.0, 40)
+    T, k, B = 50, 2, 8
+    clf = KernelPerceptron(gamma=0.5, n_iter=T, batch_size=k, sampling="cyclic", average=True,
+                           fit_intercept=False, budget=B, budget_strategy=strategy)
+    clf.fit(X, y, sample_weight=sw)
+    Z, ids, coef = naive.budgeted_kernel_pegasos(
+        X, y[:, None], np.arange(T * k) % 40, budget=B, strategy=strategy, gamma=0.5, k=k,
+        perceptron=True, avg_from=1, sw=sw)
+    np.testing.assert_array_equal(clf.support_, ids)
+    np.testing.assert_allclose(clf.dual_coef_.T, coef, rtol=0, atol=1e-9 * np.abs(coef).max())
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_a_budget_holding_every_row_gives_the_unbudgeted_model_bit_for_bit(sparse):
+    X, y = _three_classes(70)
+    X = sp.csr_matrix(np.where(np.abs(X) < 0.3, 0.0, X)) if sparse else X
+    params = dict(C=3.0, gamma=0.5, n_epochs=3, batch_size=4, random_state=1)
+    plain = KernelPegasosClassifier(**params).fit(X, y)
+    for budget in (70, 1000):
+        held = KernelPegasosClassifier(**params, budget=budget).fit(X, y)
+        np.testing.assert_array_equal(held.dual_coef_, plain.dual_coef_)
+        np.testing.assert_array_equal(held.support_, plain.support_)
+        np.testing.assert_array_equal(held.intercept_, plain.intercept_)
+
+
+def test_the_budgeted_solver_with_room_for_every_row_is_the_unbudgeted_model():
+    """The budgeted solver itself (a budget one below the rows, never reached: fewer
+    rows violate) against the solver without a budget: the same model up to rounding."""
+    X, y = make_binary(n=80, d=4, seed=3)
+    params = dict(lam=0.05, gamma=0.5, n_iter=5, batch_size=8, random_state=2)
+    plain = KernelPegasosClassifier(**params).fit(X, y)
+    held = KernelPegasosClassifier(**params, budget=79).fit(X, y)
+    assert len(plain.support_) < 79
+    order = np.argsort(held.support_)
+    np.testing.assert_array_equal(held.support_[order], plain.support_)
+    np.testing.assert_allclose(held.dual_coef_[:, order], plain.dual_coef_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("budget, message", [
+    (0, r"'budget' parameter of KernelPegasosClassifier must be an int in the range \[1, inf\)"),
+    (-3, r"'budget' parameter of KernelPegasosClassifier must be an int in the range \[1, inf\)"),
+    (2.5, r"'budget' parameter of KernelPegasosClassifier must be an int in the range \[1, inf\)"),
+    ("10", r"'budget' parameter of KernelPegasosClassifier must be an int in the range"),
+])
+def test_a_bad_budget_is_a_clear_error(budget, message):
+    X, y = make_binary(n=20)
+    with pytest.raises(ValueError, match=message):
+        KernelPegasosClassifier(budget=budget).fit(X, y)
+
+
+def test_a_budget_larger_than_memory_is_refused_before_allocating():
+    X, y = make_binary(n=20)
+    with pytest.raises(ValueError, match=r"^a budget of 10000000000 support vectors \(5 "
+                                         r"features.* need [\d.]+ [KMGTPE]iB, more than the"):
+        KernelPegasosClassifier(lam=0.1, budget=10**10).partial_fit(X, y, [-1, 1])
+
+
+def test_kernels_a_budget_cannot_hold_are_refused():
+    X, y = make_binary(n=20)
+    with pytest.raises(ValueError, match="budget_strategy='merge' merges rbf points only; "
+                                         "with kernel='linear' give budget_strategy='remove'"):
+        KernelPegasosClassifier(kernel="linear", budget=5).fit(X, y)
+    with pytest.raises(ValueError, match="budget needs the rows themselves"):
+        KernelPegasosClassifier(kernel="precomputed", budget=5).fit(X @ X.T, y)
+    with pytest.raises(ValueError, match="'budget_strategy' parameter .* must be a str among"):
+        KernelPegasosClassifier(budget=5, budget_strategy="drop").fit(X, y)
+    clf = KernelPegasosClassifier(kernel="poly", gamma=0.3, budget=5, budget_strategy="remove",
+                                  random_state=0).fit(X, y)
+    assert clf.support_vectors_.shape[0] <= 5
+
+
+def test_partial_fit_learns_online_within_the_budget():
+    X, y = _three_classes(400, seed=4)
+    clf = KernelPegasosClassifier(lam=1e-2, gamma=0.5, budget=30, random_state=0)
+    assert hasattr(clf, "partial_fit") and not hasattr(KernelPegasosClassifier(), "partial_fit")
+    with pytest.raises(ValueError, match="classes must be given on the first call"):
+        clf.partial_fit(X[:50], y[:50])
+    for lo in range(0, 300, 50):
+        clf.partial_fit(X[lo:lo + 50], y[lo:lo + 50], classes=[0, 1, 2])
+        assert clf.support_vectors_.shape[0] <= 30
+    assert clf.n_iter_ == 300 // 16 + 6 * 0 + sum(-(-50 // 16) for _ in range(6)) - 300 // 16
+    assert clf.score(X[300:], y[300:]) > 0.65  # (an unbudgeted pass: 0.79)
+    with pytest.raises(ValueError, match=r"y holds labels the model was not fitted on: \[7\]; its classes are \[0, 1, 2\]"):
+        clf.partial_fit(X[:5], np.full(5, 7))
+    again = KernelPegasosClassifier(lam=1e-2, gamma=0.5, budget=30, random_state=0)
+    for lo in range(0, 300, 50):
+        again.partial_fit(X[lo:lo + 50], y[lo:lo + 50], classes=[0, 1, 2])
+    np.testing.assert_array_equal(again.dual_coef_, clf.dual_coef_)  # same seed, same model
+    with pytest.raises(ValueError, match="partial_fit needs lam"):
+        KernelPegasosClassifier(C=1.0, budget=5).partial_fit(X, y, classes=[0, 1, 2])
+
+
+def test_the_callback_reports_the_budgets_support_vectors():
+    X, y = make_binary(n=200, seed=1)
+    reports = []
+    KernelPegasosClassifier(lam=0.01, gamma=0.5, budget=15, n_iter=200, batch_size=2,
+                            random_state=0, callback=reports.append).fit(X, y)
+    assert 15 <= len(reports) <= 25
+    assert all(r.support_vectors == r.coef.shape[0] <= 15 for r in reports)
+    assert reports[-1].support_vectors == 15
+
+
+def _svm_file(path, X, y):
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+def test_a_stream_fit_keeps_the_budget_and_learns(tmp_path):
+    X, y = make_binary(n=900, d=4, seed=11)
+    path = _svm_file(tmp_path / "d.svm", X[:600], y[:600])
+    clf = KernelPegasosClassifier(lam=1e-3, gamma=0.5, budget=40, n_epochs=2, random_state=0)
+    clf.fit(SVMLightStream(path, buffer_rows=128))
+    assert clf.support_vectors_.shape == (40, 4) and sp.issparse(clf.support_vectors_)
+    assert clf.n_rows_read_ == 1200
+    assert clf.score(X[600:], y[600:]) > 0.85
+    cache = tmp_path / "d.cache"
+    convert(path, cache)
+    from_cache = KernelPegasosClassifier(lam=1e-3, gamma=0.5, budget=40, n_epochs=2,
+                                         random_state=0).fit(SVMLightStream(cache, buffer_rows=128))
+    np.testing.assert_array_equal(from_cache.dual_coef_, clf.dual_coef_)
+    with pytest.raises(ValueError, match="A stream fit takes no C"):
+        KernelPegasosClassifier(budget=40).fit(SVMLightStream(path))
+    with pytest.raises(ValueError, match="A stream fit takes no budget=None"):
+        KernelPegasosClassifier(lam=0.1).fit(SVMLightStream(path))
+
+
+def test_a_stream_with_a_new_label_later_is_a_clear_error(tmp_path):
+    X, y = make_binary(n=300, d=3, seed=2)
+    y = y.copy()
+    y[250] = 5.0
+    path = _svm_file(tmp_path / "d.svm", X, y)
+    with pytest.raises(ValueError, match=r"the stream has the label 5\.0, which is not among its "
+                                         r"classes \[-1\.0, 1\.0\].*give classes"):
+        KernelPegasosClassifier(lam=0.01, budget=10, n_epochs=1).fit(
+            SVMLightStream(path, buffer_rows=100))
+
+
+_UNDER_A_LIMIT = """
+import resource, sys
+limit = int(sys.argv[2])
+from pegasos import KernelPegasosClassifier
+from pegasos.stream import SVMLightStream
+import numpy as np
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+clf = KernelPegasosClassifier(lam=1e-4, gamma=0.05, budget=200, n_iter=int(sys.argv[3]),
+                              batch_size=16, random_state=0)
+clf.fit(SVMLightStream(sys.argv[1], buffer_rows=4096))
+print(clf.support_vectors_.shape[0], clf.n_rows_read_)
+"""
+
+
+@pytest.mark.slow
+def test_a_stream_fit_runs_under_an_address_space_limit_below_the_data(tmp_path):
+    """A file larger than the process may map: the fit reads it a block at a time and
+    holds the budget, never the rows."""
+    rng = np.random.default_rng(0)
+    X = np.round(rng.random((4000, 100)), 4)
+    y = np.where(X[:, 0] + X[:, 1] > 1.0, 1, -1)
+    one = tmp_path / "one.svm"
+    dump_svmlight_file(X, y, str(one), zero_based=False)
+    text = one.read_bytes()
+    path = tmp_path / "big.svm"
+    with open(path, "wb") as f:
+        for _ in range((1200 << 20) // len(text) + 1):
+            f.write(text)
+    size = path.stat().st_size
+    probe = subprocess.run([sys.executable, "-c", "import pegasos, pegasos.stream; print(open("
+                            "'/proc/self/status').read().split('VmSize:')[1].split()[0])"],
+                           capture_output=True, text=True, check=True, cwd=ROOT)
+    limit = int(probe.stdout) * 1024 + (400 << 20)
+    assert limit < size
+    rows = size // len(text) * 4000
+    T = rows // 16 + 10  # past one pass
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, str(path), str(limit), str(T)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    svs, read = map(int, done.stdout.split())
+    assert svs <= 200 and read > rows
