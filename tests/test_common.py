@@ -120,6 +120,9 @@ def _expected_failed(estimator):
         KernelPegasosClassifier(random_state=0),
         SBPClassifier(random_state=0),
         KernelPerceptron(random_state=0),
+        # with a budget below the checks' rows: the budgeted solver, and partial_fit
+        KernelPegasosClassifier(lam=0.01, budget=12, random_state=0),
+        KernelPerceptron(budget=12, random_state=0),
         DaskPegasosClassifier(random_state=0),
         DualSVC(),
         DaskDualSVC(),

@@ -85,6 +85,10 @@ class _BudgetMixin:
     """``fit`` with ``budget`` (from memory or a stream) and ``partial_fit``, for kernel
     Pegasos and the kernel Perceptron (:class:`~pegasos._kernel_base._ResponseSolver`)."""
 
+    #: Passes over a stream when neither ``n_iter`` nor ``n_epochs`` is given (None: the
+    #: plan's default iterations, kernel Pegasos' 10 / lambda examples).
+    _STREAM_PASSES = None
+
     def _check_budget_kernel(self):
         """Refuse the kernels a budget cannot hold (its points are rows, not columns of a
         Gram matrix) and merging without the rbf."""
@@ -173,7 +177,8 @@ class _BudgetMixin:
         n_problems = len(positive_classes(classes))
         self._budget_state = self._start_budget(n_problems, X.shape[1], X.dtype)
         self._budget_t, self.n_kernel_evals_ = 1, 0
-        stream = IndexStream(self.sampling, n, np.random.default_rng(plan.seeds[0]))
+        self._budget_rng = np.random.default_rng(plan.seeds[0])  # (partial_fit goes on)
+        stream = IndexStream(self.sampling, n, self._budget_rng)
         self._run_budget(X, y, sw, stream, plan, bplan, 0)
         self._budget_rows = n
         self._set_budget_model(sp.issparse(X))
@@ -206,6 +211,10 @@ class _BudgetMixin:
             raise ValueError("partial_fit needs lam: C sets lam = 1 / (C n), and an online "
                              "fit has no fixed n")
         first_call = not hasattr(self, "_budget_state")
+        if first_call and hasattr(self, "classes_"):
+            raise ValueError("partial_fit continues a budgeted fit, and this model was fitted "
+                             "without a budget (the budget held every training row): fit "
+                             "again, or call partial_fit on a new estimator")
         if first_call and classes is None:
             raise ValueError("classes must be given on the first call to partial_fit (every "
                              "label the calls will bring)")
@@ -275,11 +284,11 @@ class _BudgetMixin:
         self.classes_, self.n_features_in_ = classes, width
         self.gamma_ = self._kernel_args(stack_rows([X], width)).gamma  # "scale": 1st block's
         plan, _ = self._budget_plan(X.shape[0], None, mode)
-        k, rng = plan.batch_size, np.random.default_rng(plan.seeds[0])
-        total = self.n_iter if self.n_iter is not None or self.n_epochs is not None else (
-            plan.n_iter if mode == _kp.PEGASOS else None)
-        passes = self.n_epochs if self.n_epochs is not None else (
-            None if total is not None else _default_passes(self))
+        k = plan.batch_size
+        rng = self._budget_rng = np.random.default_rng(plan.seeds[0])
+        passes = self.n_epochs if self.n_iter is None else None
+        passes = self._STREAM_PASSES if passes is None and self.n_iter is None else passes
+        total = self.n_iter if passes is not None or self.n_iter is not None else plan.n_iter
         self.plan_ = plan
         if mode == _kp.PEGASOS:
             self.lam_ = plan.lam
@@ -315,13 +324,6 @@ def _online_average(plan):
     """A stream's and ``partial_fit``'s first averaged step: every iterate is averaged
     unless ``average=False`` (the last iterate; ``plan.n_average == 0``)."""
     return 1 if plan.n_average is None or plan.n_average > 0 else plan.avg_start(1)
-
-
-def _default_passes(est):
-    """The Perceptron's default passes over a stream (as its in-memory default)."""
-    from .perceptron import PERCEPTRON_EPOCHS
-
-    return PERCEPTRON_EPOCHS if type(est).__name__ == "KernelPerceptron" else 1.0
 
 
 def _check_labels(y, classes):

@@ -82,6 +82,8 @@ class KernelPerceptron(_ResponseSolver):
     True
     """
 
+    _STREAM_PASSES = PERCEPTRON_EPOCHS
+
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
         **constraints_of("n_iter", "n_epochs", "batch_size", "sampling", "fit_intercept",
