@@ -217,9 +217,10 @@ class _BudgetMixin:
                              "fit has no fixed n")
         first_call = not hasattr(self, "_budget_state")
         if first_call and hasattr(self, "classes_"):
-            raise ValueError("partial_fit continues a budgeted fit, and this model was fitted "
-                             "without a budget (the budget held every training row): fit "
-                             "again, or call partial_fit on a new estimator")
+            raise ValueError("partial_fit continues a budgeted fit made in this process, and "
+                             "this model holds none (fitted while its budget held every "
+                             "training row, or loaded from a file): fit again, or call "
+                             "partial_fit on a new estimator")
         if first_call and classes is None:
             raise ValueError("classes must be given on the first call to partial_fit (every "
                              "label the calls will bring)")

@@ -668,7 +668,7 @@ def _check_scalars(name, attributes, refuse):
                      "overflows float64")
 
 
-def _check_arrays(name, arrays, attributes, kernel, refuse):
+def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
     """Shapes agree with each other and with the estimator; values are finite."""
     allowed, _ = _SCHEMA[name]
     present = set(arrays)
@@ -737,7 +737,9 @@ def _check_arrays(name, arrays, attributes, kernel, refuse):
     n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
     shaped("dual_coef_", (k - 1 if one_vs_one else n_problems, n_sv))
     support = shaped("support_", (n_sv,), kinds="iu")
-    refuse.check(bool(np.all(support >= 0)), "support_ holds negative indices")
+    # (a budgeted model's merged points are rows of no training row: -1)
+    refuse.check(bool(np.all(support >= (0 if budget is None else -1))),
+                 "support_ holds negative indices")
     if kernel == "precomputed":  # indices of the Gram matrix's columns
         refuse.check(bool(np.all(support < d)), f"support_ holds indices beyond the {d} "
                                                 "training samples")
@@ -848,7 +850,8 @@ def load_model_with_header(path):
     estimator = _checked_estimator(name, meta["params"], refuse)
     extras = {key: arrays.pop(key) for key in list(arrays)
               if key.startswith(("state__", "history__"))}
-    _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse)
+    _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse,
+                  getattr(estimator, "budget", None))
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
     for key, value in arrays.items():
