@@ -1683,11 +1683,6 @@ def _print_json(summary, out=None):
     print(file=out)
 
 
-def _note(args, text, err=False):
-    if not getattr(args, "quiet", False):
-        print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
-
-
 _WEIGHT_OPTION = re.compile(r"-w(-?[0-9][0-9.eE+-]*)\Z")  # LIBLINEAR's -wi WEIGHT
 _NUMBER = re.compile(r"[+-]?[0-9][0-9.eE+-]*\Z")
 
