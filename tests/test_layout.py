@@ -1,4 +1,4 @@
-"""The code's shape, as the contributing rules state it (README, CONTRIBUTING)."""
+"""The code's shape, as the contributing rules state it (CONTRIBUTING.md)."""
 
 import ast
 import re

@@ -10,7 +10,7 @@ dual solver's SMO on a block and its gradient update), :mod:`.water_filling`,
 :mod:`.changes` (a step's changes merged by example), the blocked engine
 :mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`, and
 the kernels' table their codes come from, :mod:`.codes` (plain Python).
-The rules (see CONTRIBUTING in the README):
+The rules (see CONTRIBUTING.md):
 
 * compiled functions take NumPy arrays, numbers and named tuples of them only
   (``NamedTuple`` classes defined beside the code that reads them: a plan,
