@@ -97,3 +97,15 @@ def test_the_code_cites_benchmarks_md_by_title_not_by_section_number():
     found = [str(p.relative_to(SRC)) for p in sorted(SRC.rglob("*.py"))
              if cited.search(p.read_text())]
     assert not found, f"cite BENCHMARKS.md's sections by their titles: {found}"
+
+
+def test_the_code_cites_journals_that_exist():
+    """Measurements moved from BENCHMARKS.md to docs/journal/ (issue 61): every journal the
+    code or the tests cite is there."""
+    root = SRC.parent.parent
+    cited = re.compile(r"docs/journal/([\w.-]+\.md)")
+    missing = sorted({(str(p.relative_to(root)), name)
+                      for p in [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py")]
+                      for name in cited.findall(p.read_text())
+                      if not (root / "docs" / "journal" / name).is_file()})
+    assert not missing, f"cited journals that do not exist: {missing}"
