@@ -78,22 +78,42 @@ def test_every_public_name_has_an_api_page():
 
 CLI_EXAMPLE = next(block for block in re.findall(r"```bash\n(.*?)```", README.read_text(),
                                                  flags=re.S) if "pegasos train -c 1" in block)
+#: the guide's command-line examples on the shared data (others, set-up commands, are not run)
+GUIDE_CLI = sorted({block for p in DOC_FILES if p.suffix == ".md"
+                    for block in re.findall(r"```bash\n(.*?)```", p.read_text(), flags=re.S)
+                    if "../shared/data" in block} - {CLI_EXAMPLE})
 
 
-def test_the_readme_command_line_example_runs_as_written(tmp_path):
-    """The a9a example, with the paths it gives (../shared/data from the repository root), in
-    a folder laid out as the repository is, so that what it writes stays in tmp_path."""
-    shared = README.parent.parent / "shared" / "data" / "a9a.xz"
+def run_cli_block(block, tmp_path):
+    """Run a block's commands, with the paths it gives (../shared/data from the repository
+    root), in a folder laid out as the repository is, so that what it writes stays in
+    tmp_path; check each output a comment shows."""
+    shared = README.parent.parent / "shared" / "data"
     if not shared.exists():
         pytest.skip(f"{shared} not found (the shared data sits beside the repository)")
-    (tmp_path / "shared").symlink_to(shared.parent.parent)
+    (tmp_path / "shared").symlink_to(shared.parent)
     root = tmp_path / "main"
     root.mkdir()
-    for line in CLI_EXAMPLE.splitlines():
+    for line in block.splitlines():
         command = line.split("#")[0].strip()
         done = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True,
                               text=True, timeout=600)
         assert done.returncode == 0, (command, done.stderr[-2000:])
-        if "#" in line:  # the output the README shows
+        if "#" in line:  # the output the block shows
             assert line.split("#", 1)[1].strip() in done.stdout + done.stderr, done.stdout
+    return root
+
+
+def test_the_readme_command_line_example_runs_as_written(tmp_path):
+    root = run_cli_block(CLI_EXAMPLE, tmp_path)
     assert (root / "a9a.model").exists() and (root / "curves.png").exists()
+
+
+def test_the_guide_has_command_line_examples():
+    assert len(GUIDE_CLI) >= 1
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=f"cli{i}")
+                                   for i, b in enumerate(GUIDE_CLI)])
+def test_guide_command_line_example_runs_as_written(block, tmp_path):
+    run_cli_block(block, tmp_path)
