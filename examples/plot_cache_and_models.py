@@ -9,6 +9,7 @@ the text file with loading its cache, and checks the models trained on each.
 """
 
 import os
+import shutil
 import tempfile
 import time
 
@@ -21,7 +22,7 @@ from pegasos.interchange import to_liblinear
 from pegasos.stream import convert
 
 folder = tempfile.mkdtemp()
-X, y = make_classification(n_samples=50_000, n_features=100, random_state=0)
+X, y = make_classification(n_samples=30_000, n_features=50, random_state=0)
 text = os.path.join(folder, "train.svm")
 dump_svmlight_file(X, y, text, zero_based=False)
 cache = os.path.join(folder, "train.cache")
@@ -48,7 +49,8 @@ to_liblinear(a, os.path.join(folder, "a.liblinear"))  # for LIBLINEAR's predict
 
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.barh(list(seconds), list(seconds.values()))
-ax.set_xlabel("seconds to load 50,000 rows")
+ax.set_xlabel("seconds to load 30,000 rows")
 fig.tight_layout()
 print({k: f"{v:.3f} s" for k, v in seconds.items()},
       f"text {os.path.getsize(text) / 1e6:.1f} MB, cache {os.path.getsize(cache) / 1e6:.1f} MB")
+shutil.rmtree(folder)

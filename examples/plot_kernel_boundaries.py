@@ -32,5 +32,5 @@ for ax, (name, clf) in zip(axes.ravel(), models.items()):
     ax.scatter(X[:, 0], X[:, 1], c=y, cmap="RdBu", s=10, edgecolors="k", linewidths=0.3)
     sv = clf.support_vectors_
     ax.scatter(sv[:, 0], sv[:, 1], s=40, facecolors="none", edgecolors="k", linewidths=0.5)
-    ax.set_title(f"{name}: {len(sv)} support vectors, accuracy {clf.score(X, y):.3f}")
+    ax.set_title(f"{name}\n{len(sv)} support vectors, training accuracy {clf.score(X, y):.3f}")
 fig.tight_layout()
