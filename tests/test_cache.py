@@ -136,7 +136,7 @@ def test_processes_compiling_at_once_share_one_compile(tmp_path):
 
 @pytest.mark.slow
 def test_the_kernels_run_as_plain_python_with_the_jit_disabled():
-    """The README's ``NUMBA_DISABLE_JIT=1 pytest tests/test_reference.py``: with the JIT
+    """CONTRIBUTING.md's ``NUMBA_DISABLE_JIT=1 pytest tests/test_reference.py``: with the JIT
     off Numba hands ``_jit`` plain functions, which have no ``compile`` to lock (the
     import failed there before), and the compiled functions' pure-Python bodies match
     the references.  Slow: a second pytest in a fresh process (7 s of CPU)."""

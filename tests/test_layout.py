@@ -1,4 +1,4 @@
-"""The code's shape, as the contributing rules state it (README, CONTRIBUTING)."""
+"""The code's shape, as the contributing rules state it (CONTRIBUTING.md)."""
 
 import ast
 import re
@@ -114,3 +114,15 @@ def test_a_recompiled_step_replaces_only_names_its_source_reads():
              kernel_pegasos._shrink, kernel_pegasos._step)
     read = {n for fn in steps for n in getattr(fn, "py_func", fn).__code__.co_names}
     assert set(ON_MATRIX._asdict()) <= read
+
+
+def test_the_code_cites_journals_that_exist():
+    """Measurements moved from BENCHMARKS.md to docs/journal/ (issue 61): every journal the
+    code or the tests cite is there."""
+    root = SRC.parent.parent
+    cited = re.compile(r"docs/journal/([\w.-]+\.md)")
+    missing = sorted({(str(p.relative_to(root)), name)
+                      for p in [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py")]
+                      for name in cited.findall(p.read_text())
+                      if not (root / "docs" / "journal" / name).is_file()})
+    assert not missing, f"cited journals that do not exist: {missing}"

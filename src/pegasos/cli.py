@@ -37,7 +37,7 @@ from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 # mistyped option answer before NumPy, scikit-learn or Numba load (measured by
 # ``python -m benchmarks.startup``); each command imports what it uses.
 
-DEMO_DATASETS = ("breast_cancer", "digits")
+DEMO_DATASETS = ("generated", "breast_cancer", "digits")
 SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc", "nu-svc", "one-class",
            "svr", "nu-svr")
 KERNEL_SOLVERS = SOLVERS[1:]
@@ -1649,13 +1649,20 @@ def _compile_notice(quiet):
 
 def _demo_parser(sub):
     p = sub.add_parser(
-        "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
+        "demo", help="what the library is for, in about half a minute: Pegasos against "
+        "LIBLINEAR and SGDClassifier as the rows grow, DualSVC against SVC on digits"
     )
-    p.add_argument("--dataset", choices=DEMO_DATASETS, default="breast_cancer")
-    p.add_argument("--lam", type=float, default=None, help="lambda (default: 1/n, i.e. C=1)")
+    p.add_argument("--dataset", choices=DEMO_DATASETS, default="generated",
+                   help="the linear comparison's data: a generated sparse set at 25,000 to "
+                   "200,000 rows (default), or a bundled set")
+    p.add_argument("--lam", type=float, default=None,
+                   help="lambda of the linear comparison (default: 1e-5 on the generated "
+                   "set; 1/n, i.e. C=1, on a bundled set)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", metavar="FILE", default="pegasos_demo.png",
-                   help="where to draw Pegasos' training curves (default: pegasos_demo.png)")
+                   help="where to draw the figure: test error against time and fit time "
+                   "against rows, or Pegasos' training curves on a bundled set "
+                   "(default: pegasos_demo.png)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead")
     return p

@@ -208,7 +208,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         The last certificate of each binary problem when ``tol`` or
         ``track_objective`` is set, else None (call :meth:`duality_gap`).  A
         certificate costs three passes over the data: 16-50% of a default
-        fit on the benchmark sets (BENCHMARKS.md, "The default end-of-fit certificate"), so a default
+        fit on the benchmark sets (docs/journal/certificate.md), so a default
         fit does not compute one.
     state_ : PegasosState
         The solver state the next :meth:`partial_fit` or ``warm_start`` fit

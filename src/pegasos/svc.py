@@ -32,7 +32,7 @@ __all__ = ["DualNuSVC", "DualSVC"]
 
 #: Rows replaced per iteration, as a share of the working set (ThunderSVM's is half).
 #: A quarter computes fewer columns in more iterations, each with more of the set kept
-#: (BENCHMARKS.md, "Where `DualSVC`'s time goes"): on the covtype subset (C = 10)
+#: (docs/journal/dualsvc_profile.md): on the covtype subset (C = 10)
 #: 13,122 columns against 14,937, on Adult 16,887 against 19,127, on 20,000 Fashion-MNIST
 #: rows, 10 classes, 74,088 against 89,528, on ijcnn1 as SVR 35,434 against 50,014; no
 #: fit measured was slower, SVR's was 25% faster.
@@ -191,7 +191,7 @@ class DualSVC(_KernelClassifier):
     ``multi_class="ovr"`` they are one-vs-rest instead (as the library's other
     kernel estimators), trained together: one working set of the union of
     every problem's worst rows, one block of columns for all.  One-vs-one was
-    7x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
+    7x faster on 10-class Fashion-MNIST at the default cache (docs/journal/dualsvc.md,
     "SVC's model"): its columns are a fifth as long, so 200 MB keeps five times
     as many, and its problems are smaller.
 
@@ -229,7 +229,7 @@ class DualSVC(_KernelClassifier):
         (``1.25 q`` columns of n values, always kept), in float32 whatever the
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (BENCHMARKS.md,
+        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
         "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
         one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
         vector's column computed once), one-vs-one 27.5 s with 200 MB; on

@@ -182,7 +182,7 @@ def _jit(fn=None, **options):
 #: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.  No C
 #: callback wrapper (``no_cfunc_wrapper``): Numba otherwise generates and compiles
 #: one for every function, for ``cfunc``-style calls from C that this package never
-#: makes (about 1 s of kernel Pegasos' 11 s first fit, BENCHMARKS.md "Compile time");
+#: makes (about 1 s of kernel Pegasos' 11 s first fit, docs/journal/compile_time.md);
 #: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
 

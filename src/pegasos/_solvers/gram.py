@@ -31,12 +31,12 @@ from .threads import one_blas_thread
 
 #: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
 #: 32 MiB matrix.  Measured on digits (1,797 x 64, 10 classes, 2 cores) and on 2,000
-#: rows of a9a: see BENCHMARKS.md "Compile time".
+#: rows of a9a: see docs/journal/compile_time.md.
 GRAM_ROWS = 2048
 
 #: Predictions of at most this many kernel values (test rows x support vectors) are
 #: computed here, larger ones by the engine: 2^22 values cost tens of milliseconds
-#: here (the engine, compiled, is 2-4x faster on them; BENCHMARKS.md "Compile time").
+#: here (the engine, compiled, is 2-4x faster on them; docs/journal/compile_time.md).
 PREDICT_ENTRIES = 1 << 22
 
 #: Kernel values per block: each block (a fixed range of rows, whatever the number of
