@@ -71,9 +71,10 @@ def dask_rows(X):
 def dask_labels(y):
     """The labels y of a distributed fit, a 1-D dask array of known chunk sizes, or the
     ValueError that says what is wrong."""
-    if y.ndim != 1 or any(math.isnan(c) for c in y.chunks[0]):
-        raise ValueError("y must be a 1-D dask array of known chunk sizes (call "
-                         "y.compute_chunk_sizes() first).")
+    if (not hasattr(y, "chunks") or y.ndim != 1
+            or any(math.isnan(c) for c in y.chunks[0])):
+        raise ValueError(f"y must be a 1-D dask array of known chunk sizes (got "
+                         f"{type(y).__name__}; call y.compute_chunk_sizes() first).")
     return y
 
 

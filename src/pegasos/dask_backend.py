@@ -448,7 +448,9 @@ def _broadcast(client, W):
 def _check_dask_input(X, y):
     """X and y of a fit on dask arrays, checked here (types, chunks) and, chunk by chunk
     on the workers, in the fit's graph (values)."""
-    if not is_dask(X) or not is_dask(y):
+    import dask.array as da
+
+    if not isinstance(X, da.Array) or not isinstance(y, da.Array):
         raise ValueError(
             "With dask input, X and y must both be dask arrays (got "
             f"{type(X).__name__} and {type(y).__name__})."
