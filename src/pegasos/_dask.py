@@ -16,6 +16,7 @@ functions that run with it.
 import contextlib
 import math
 import re
+import threading
 from numbers import Integral
 
 import numpy as np
@@ -98,8 +99,8 @@ def to_workers(client, arr):
     would be shipped whole to the scheduler, which warns about large graphs and
     copies the data once more; such chunks are computed here and scattered.
     """
-    import dask
-    from dask.sizeof import sizeof
+    import dask  # (Dask: an optional dependency)
+    from dask.sizeof import sizeof  # (Dask: an optional dependency)
 
     blocks = arr.to_delayed().ravel().tolist()
     if sizeof(dict(arr.__dask_graph__())) > LOCAL_GRAPH_BYTES:
@@ -126,9 +127,7 @@ def _connect(address):
     to allocate 3.01 EiB``).  The client is therefore made in a thread with a
     deadline, and every failure becomes one message.
     """
-    import threading
-
-    from distributed import Client
+    from distributed import Client  # (Dask: an optional dependency)
 
     timeout, deadline = CONNECT_TIMEOUT, CONNECT_TIMEOUT + CONNECT_GRACE
     box = {}
@@ -157,7 +156,7 @@ def _connect(address):
 
 def _active_client():
     """The client this process made last (``distributed.default_client``), or None."""
-    from distributed import default_client
+    from distributed import default_client  # (Dask: an optional dependency)
 
     try:
         return default_client()
@@ -179,7 +178,7 @@ def fit_client(scheduler, n_workers):
     while another client opened and closed had left later ``.compute()`` calls asking
     for a client that no longer existed.
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster  # (Dask: an optional dependency)
 
     with contextlib.ExitStack() as stack:
         if scheduler is not None and not isinstance(scheduler, str):

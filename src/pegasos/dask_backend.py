@@ -46,6 +46,8 @@ from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import binary_targets, budget, check_finite_fit, check_finite_weights, check_two_classes
 from ._dask import (
@@ -67,7 +69,7 @@ from ._solvers.linear import PegasosState
 from ._solvers.report import Report
 from .datasets import DataFormatError
 from .linear import STREAM_ATTRIBUTES, PegasosClassifier
-from .stream import SVMLightStream
+from .stream import SVMLightStream, is_cache, load_cache, read_blocks
 
 __all__ = ["DaskPegasosClassifier"]
 
@@ -132,8 +134,6 @@ def _add(a, b):
 
 
 def _prepare(X):
-    import scipy.sparse as sp
-
     if sp.issparse(X):
         return sp.csr_matrix(X, dtype=np.float64)
     return np.ascontiguousarray(X, dtype=np.float64)
@@ -333,7 +333,7 @@ or SVMLightStream
 
     def _dask_parts(self, client, X, y):
         """The checked dask arrays' chunks on the workers, as :class:`_Parts`."""
-        import dask.array as da
+        import dask.array as da  # (Dask: an optional dependency)
 
         classes = np.unique(da.unique(y).compute())
         self._check_problem(X.shape[1], classes)
@@ -448,7 +448,7 @@ def _broadcast(client, W):
 def _check_dask_input(X, y):
     """X and y of a fit on dask arrays, checked here (types, chunks) and, chunk by chunk
     on the workers, in the fit's graph (values)."""
-    import dask.array as da
+    import dask.array as da  # (Dask: an optional dependency)
 
     if not isinstance(X, da.Array) or not isinstance(y, da.Array):
         raise ValueError(
@@ -467,8 +467,6 @@ def _check_dask_input(X, y):
 
 
 def _checked_labels(block):
-    from sklearn.utils.multiclass import check_classification_targets
-
     if block.size:
         check_classification_targets(block)
     return block
@@ -500,10 +498,6 @@ def _read_shard(path, zero_based, block_bytes):
     """``(X, y)`` of a whole shard, checked as a dask chunk is (a malformed file is the
     :class:`~pegasos.datasets.DataFormatError` that reaches the driver).  A cache file
     (``pegasos convert``) is mapped, not parsed."""
-    import scipy.sparse as sp
-
-    from .stream import is_cache, load_cache, read_blocks
-
     if is_cache(path):
         X, y = load_cache(path)
         return checked_rows(X), y
@@ -521,8 +515,6 @@ def _summary(shard):
 
 def _widened(shard, width):
     """The shard's rows, ``width`` columns wide (the same arrays)."""
-    import scipy.sparse as sp
-
     X = shard[0]
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width), copy=False)
 

@@ -215,7 +215,7 @@ def _solve_task(est, task, blocks, gram, fit):
     None; ``fit``: the fit's tag, whose arena (:func:`_arena`) keeps the columns.
     Returns (the result, its kernel evaluations, its probability sigmoid or None, the
     worker's seconds, the bytes of its rows)."""
-    from distributed import get_worker
+    from distributed import get_worker  # (Dask: an optional dependency)
 
     tic = time.perf_counter()
     est = copy.copy(est)  # (the worker's tasks share the object: each its own sigmoids)
@@ -308,7 +308,7 @@ class _Counted:
         self.actor, self.stats = actor, stats
 
     def __getattr__(self, name):
-        from dask.sizeof import sizeof
+        from dask.sizeof import sizeof  # (Dask: an optional dependency)
 
         def call(*args):
             self.stats["bytes_sent"] += sizeof(args)
@@ -585,7 +585,7 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
             owned.append(rows)
 
         def resolve(futures):
-            from dask.sizeof import sizeof
+            from dask.sizeof import sizeof  # (Dask: an optional dependency)
 
             tic = time.perf_counter()
             try:
@@ -623,7 +623,7 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
     def _run_tasks(self, client, training, y, bounds, problems):
         """Every problem's task, the largest first; (results in problem order, kernel
         evaluations)."""
-        from distributed import as_completed
+        from distributed import as_completed  # (Dask: an optional dependency)
 
         n = len(y)
         small = use_gram(n)
@@ -677,8 +677,8 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
 
 def _result(future, problems, p, classes):
     """A problem's task's output, or a :class:`LostRowsError` naming it."""
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
+    from distributed.client import FutureCancelledError  # (Dask: an optional dependency)
+    from distributed.scheduler import KilledWorker  # (Dask: an optional dependency)
 
     try:
         return future.result()
@@ -732,7 +732,7 @@ class _TrainingRows:
             lo, hi = np.searchsorted(ordered, self.offsets[p:p + 2])
             futures.append(self.client.submit(_take, part, ordered[lo:hi] - self.offsets[p],
                                               pure=False))
-        from distributed.client import FutureCancelledError
+        from distributed.client import FutureCancelledError  # (Dask: an optional dependency)
 
         try:
             out = _stack(*self.client.gather(futures))
