@@ -6,8 +6,8 @@ also turns off glibc's dynamic mmap threshold, so that every temporary of over
 128 kB in the engine's tiles becomes a fresh mapping whose pages are faulted in
 anew, and is handed back when freed.  Measured on 20,000 Fashion-MNIST rows (45
 pairs, one thread): 19.5 s under that setting, 16.5 s without it, 16.0 s with
-it and the values :func:`held_heap` sets (BENCHMARKS.md, "Kernel SVMs on Dask:
-`DaskDualSVC`").
+it and the values :func:`held_heap` sets (docs/journal/dask.md, "Kernel SVMs on
+Dask: `DaskDualSVC`").
 
 :func:`held_heap` puts glibc's own dynamic mmap threshold at its ceiling (32 MB
 on 64 bits) and the trim threshold at twice it while a solve runs, and puts the

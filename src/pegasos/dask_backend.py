@@ -217,8 +217,8 @@ class DaskPegasosClassifier(ParallelPostFit, PegasosClassifier):
     -----
     :meth:`predict`, :meth:`decision_function` and (with ``probability=True``,
     after a fit on in-memory data) :meth:`predict_proba` given a dask array
-    return dask arrays, computed chunk by chunk where the data lives
-    (:class:`~pegasos._dask.ParallelPostFit`, as dask-ml's).
+    return dask arrays, computed chunk by chunk where the data lives (as
+    dask-ml's ``ParallelPostFit``).
 
     Examples
     --------
