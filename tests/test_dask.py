@@ -124,10 +124,10 @@ def test_in_memory_input_is_the_plain_estimator(data):
 
 
 def test_errors(cluster, data, monkeypatch):
-    from pegasos import dask_backend
+    from pegasos import _dask
 
     X, y, Xd, yd = data
-    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)  # Dask retries a refusal until then
+    monkeypatch.setattr(_dask, "CONNECT_TIMEOUT", 1.0)  # Dask retries a refusal until then
     unknown = da.from_array(X, chunks=(100, 5))[da.from_array(y, chunks=100) > -2]
     with pytest.raises(ValueError, match=r"unknown chunk sizes .*compute_chunk_sizes\(\)"):
         DaskPegasosClassifier(scheduler=cluster.scheduler_address).fit(unknown, yd)
@@ -179,7 +179,7 @@ def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkey
     import threading
     import time
 
-    from pegasos import dask_backend
+    from pegasos import _dask
 
     _, _, Xd, yd = data
     server = socket.create_server(("127.0.0.1", 0))
@@ -194,8 +194,8 @@ def test_a_server_that_is_not_dask_is_a_message_within_the_deadline(data, monkey
             pass
 
     threading.Thread(target=accept, daemon=True).start()
-    monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1.0)
-    monkeypatch.setattr(dask_backend, "CONNECT_GRACE", 1.0)
+    monkeypatch.setattr(_dask, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(_dask, "CONNECT_GRACE", 1.0)
     tic = time.perf_counter()
     before = dask.config.get("scheduler", None)
     try:

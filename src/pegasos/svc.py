@@ -55,7 +55,7 @@ INNER_STEPS_PER_ROW = 100
 FOLD_SET_DIVISOR = 4
 
 
-def _say(est, p, total, result):
+def say(est, p, total, result):
     """``verbose``: one line per solved problem, as LIBSVM's messages."""
     a = result.state.a
     print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} iterations, "
@@ -439,7 +439,7 @@ class DualSVC(_KernelClassifier):
             solved.append(result)
             seconds += result.seconds
             if self.verbose:
-                _say(self, p, len(problems), result)
+                say(self, p, len(problems), result)
             evals += cost
         return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
 
