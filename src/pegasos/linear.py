@@ -416,7 +416,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
                 self.n_rows_read_ = source.rows_read
                 return self
         if isinstance(holdout, (str, os.PathLike)):
-            holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+            holdout = load_svmlight(holdout, zero_based=source.indexing.zero_based)
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])
