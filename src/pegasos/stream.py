@@ -912,7 +912,8 @@ class SVMLightStream:
         if self.cache is not None:
             if len(self.paths) == 1 and is_cache(self.paths[0]):
                 raise ValueError(f"{self.paths[0]} is a cache already: give no cache")
-            _refuse_an_input(self.cache, self.paths)
+            held = [os.fspath(holdout)] if isinstance(holdout, (str, os.PathLike)) else []
+            _refuse_an_input(self.cache, self.paths + held)
 
     def rows(self):
         """A :class:`RowSource` over the files, from their start."""
