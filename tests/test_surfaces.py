@@ -191,3 +191,29 @@ def test_a_precomputed_models_claimed_rows_are_checked_before_any_allocation(tmp
     assert result.returncode == 0, result.stderr
     # K(x, sv1) = 0.5 and 0.1, K(x, sv2) = 0.25 and 0.9: 0.5 - 0.25 - 0.1 > 0, 0.1 - 0.9 - 0.1 < 0
     assert (tmp_path / "out").read_text().split() == ["1", "-1"]
+
+
+# --- a C the solver can never meet ---------------------------------------------------------
+
+
+def test_a_nu_svr_c_beyond_float64s_resolution_is_refused_at_once():
+    """``DualNuSVR(C=1e300)`` on 40 rows did not answer in 300 s (nor does LIBSVM's NuSVR):
+    its dual variables sum to C nu n, and their gradients' rounding exceeds any tol."""
+    import time
+
+    from pegasos import DualNuSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    z = X @ [1.0, 2.0, 3.0] + rng.normal(size=40)
+    tic = time.perf_counter()
+    for C in (1e300, 1e20, 1e13):
+        with pytest.raises(ValueError, match=re.escape(f"C={C:.6g}") + r" is too large for tol=0.001: nu-SVR's "
+                                             r"dual variables .* give C <= 4.5e\+12, or a "
+                                             r"larger tol"):
+            DualNuSVR(C=C).fit(X, z)
+    assert time.perf_counter() - tic < 30
+    assert DualNuSVR(C=1e12).fit(X, z).fit_status_ == 0
+    assert DualNuSVR(C=1e300, tol=1e285).fit(X, z).fit_status_ == 0  # the scale tol asks for
+    with pytest.raises(ValueError, match=r"C=1e\+12 is too large .* give C <= 4.5e\+11"):
+        DualNuSVR(C=1e12).fit(X, z, sample_weight=np.full(40, 10.0))
