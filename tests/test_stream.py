@@ -942,8 +942,9 @@ def test_a_streams_width_is_its_first_buffers_whatever_the_block(tmp_path, block
     whether they are in the first block or a later one."""
     path = tmp_path / "w.svm"
     path.write_text("1 1:1 3:1\n-1 2:1\n1 1:1\n-1 3:1\n1 5:1\n-1 2:1\n" * 3)
-    with pytest.raises(ValueError, match=r"is 5 features wide, beyond the stream's "
-                                         r"n_features=3: give n_features >= 5"):
+    with pytest.raises(ValueError, match=r"w.svm: a row is 5 features wide, beyond the "
+                                         r"stream's n_features=3: give n_features >= 5 "
+                                         r"\(pegasos train: --n-features"):
         PegasosClassifier(lam=0.1, n_iter=50, random_state=0).fit(
             SVMLightStream(str(path), buffer_rows=4, block_bytes=block_bytes))
     clf = PegasosClassifier(lam=0.1, n_iter=50, random_state=0).fit(

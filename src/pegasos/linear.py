@@ -426,6 +426,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if stream.n_features is not None:
             check_width(width, stream.n_features)
             width = stream.n_features
+        source.width = width
         classes = np.unique(y) if stream.classes is None else stream.classes
         if buffer is not None:
             buffer = (stack_rows([buffer[0]], width), buffer[1])

@@ -942,6 +942,8 @@ class RowSource:
         self._seen = {}  # path: its record (_source_record) when the fit began
         self._writer = None
         self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
+        self.width = None  # the fit's, once known: a wider row taken is an error
+        self._path = None  # the file being read
         paths, cache = stream.paths, stream.cache
         if len(paths) == 1 and is_cache(paths[0]):
             self.cached = load_cache(paths[0])
@@ -1028,7 +1030,13 @@ class RowSource:
         part = self._last = min(m, X.shape[0])
         self._pending = None if part == X.shape[0] else (X[part:], y[part:])
         self.rows_read += part
-        return _own_width(X[:part]), y[:part]
+        rows = _own_width(X[:part])
+        if self.width is not None and rows.shape[1] > self.width:
+            raise ValueError(
+                f"{self._path}: a row is {rows.shape[1]} features wide, beyond the stream's "
+                f"n_features={self.width}: give n_features >= {rows.shape[1]} (pegasos "
+                "train: --n-features; by default, the width of the first buffer's rows)")
+        return rows, y[:part]
 
     def _next_block(self):
         """The pass's next block, or None when it ends (the next take starts another)."""
@@ -1049,6 +1057,7 @@ class RowSource:
     def _read_pass(self):
         stream = self.stream
         for path in stream.paths:
+            self._path = path
             self._check_unchanged(path)
             for block in _file_blocks(path, stream.block_bytes, self.indexing):
                 self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
