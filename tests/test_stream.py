@@ -1045,3 +1045,15 @@ def test_convert_blames_the_input_at_fault(text_file, tmp_path, what):
     assert result.returncode == 1 and "c.cache" not in result.stderr
     assert re.fullmatch(r"pegasos: error: .*missing.svm: (does not exist|is a folder, not a "
                         r"data file)\n", result.stderr), result.stderr
+
+
+def test_a_streams_own_cache_of_version_1_is_written_again(tmp_path):
+    path, _, _ = _stream_file(tmp_path)
+    cache = tmp_path / "s.cache"
+    fit = PegasosClassifier(lam=0.01, n_iter=2000, random_state=0).fit
+    fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
+    _header_edit(cache, lambda h: h.update(version=1))
+    with pytest.raises(CacheError, match=r"has cache version 1"):
+        load_cache(cache)
+    fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
+    assert load_cache(cache)[0].shape[0] == 600

@@ -429,6 +429,10 @@ class _StaleCache(CacheError):
     """A cache older than one of its sources (which a stream writes again)."""
 
 
+class _OldCache(CacheError):
+    """A cache of an older version of the format (which a stream writes again)."""
+
+
 class _CacheWriter:
     """A cache written as blocks of rows arrive: each section into a temporary file beside
     the cache, then :meth:`finish` writes the cache atomically (:meth:`close` in any case).
@@ -584,9 +588,11 @@ def _read_header(path, f, size):
         _refuse(path, f"is truncated or corrupt (its header is not JSON: {quote(exc)})")
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         _refuse(path, "is not a pegasos cache file (its header is of another format)")
-    if header.get("version") != VERSION or type(header.get("version")) is not int:
-        _refuse(path, f"has cache version {quote(header.get('version'))}; this pegasos reads "
-                      f"version {VERSION} (run pegasos convert again to make it anew)")
+    version = header.get("version")
+    if version != VERSION or type(version) is not int:
+        kind = _OldCache if type(version) is int and 1 <= version < VERSION else CacheError
+        raise kind(f"{path}: has cache version {quote(version)}; this pegasos reads version "
+                   f"{VERSION} (run pegasos convert again to make it anew)")
     if sorted(header) != sorted(_HEADER_KEYS):
         odd = sorted(set(header) ^ set(_HEADER_KEYS))
         _refuse(path, f"is corrupt (its header's fields are not a cache's: {quote(odd)})")
@@ -1092,8 +1098,11 @@ def _fresh_cache(cache, paths, zero_based):
     if not is_cache(cache):
         raise CacheError(f"{cache}: is not a pegasos cache file; a stream's cache is never "
                          "written over another file")
-    with open(cache, "rb") as f:
-        header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
+    try:
+        with open(cache, "rb") as f:
+            header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
+    except _OldCache:
+        return None  # (a stream's own cache of an older format: written again)
     sources = header.get("sources")
     made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
         if isinstance(sources, list) else None
