@@ -258,8 +258,8 @@ def check_width(width, limit, where="a row of the stream"):
     """Refuse rows ``width`` features wide beyond a stream's ``limit`` (its n_features)."""
     if width > limit:
         raise ValueError(f"{where} is {width} features wide, beyond the stream's "
-                         f"n_features={limit}: give n_features >= {width} (by default, the "
-                         "width of the first buffer's rows)")
+                         f"n_features={limit}: give n_features >= {width} (pegasos train: "
+                         "--n-features; by default, the width of the first buffer's rows)")
 
 
 def column_products(X, columns, coef):

@@ -442,23 +442,25 @@ def _dual_estimator(args, kernel, class_weight):
     return DualNuSVR(random_state=args.seed, **common, **_given(nu=args.nu, C=args.cost))
 
 
-def _load_rows(path, zero_based, kernel, n_train=None):
+def _load_rows(path, zero_based, kernel, n_train=None, needed=None):
     """(X, y) of a training file (``n_train`` None) or a test file, read as :func:`_load`
     reads it; with ``kernel="precomputed"`` (-t 4), LIBSVM's precomputed format made the
     Gram matrix (:func:`_gram`)."""
     if kernel != "precomputed":
         return _load(path, zero_based, n_features=n_train)
     X, y = _load(path, True)
-    return _gram(X, path, n_train), y
+    return _gram(X, path, n_train, needed), y
 
 
-def _gram(X, path, n_train=None):
+def _gram(X, path, n_train=None, needed=None):
     """LIBSVM's precomputed-kernel rows (``-t 4``), read with zero-based indices: ``0:i``
     the row's serial number, then ``j:K(x, x_j)`` against the training rows j = 1..L.
     Training rows (``n_train`` None) must be numbered 1..n in order (their kernel values
     are the n x n Gram matrix); test rows give their values against the ``n_train``
-    training rows."""
+    training rows, at least up to the training row ``needed`` (the model's last support
+    vector's), checked before anything as wide as ``n_train`` is allocated."""
     import numpy as np
+    import scipy.sparse as sp
 
     n = X.shape[0] if n_train is None else n_train
     if n_train is None:
@@ -476,9 +478,19 @@ def _gram(X, path, n_train=None):
         # vector only: the values against later rows take no part (as in svm-predict)
         print(f"pegasos: note: {path}: kernel values beyond the model's {n} training rows are "
               "not used", file=sys.stderr)
-    X = X[:, 1:n + 1].toarray() if X.shape[1] >= n + 1 else np.hstack(
-        [X[:, 1:].toarray(), np.zeros((X.shape[0], n + 1 - X.shape[1]))])
-    return X
+    if needed is not None and X.shape[1] - 1 < needed:
+        raise _Failure(f"{path}: -t 4 (a precomputed kernel): the model's support vectors "
+                       f"include training row {needed}, but the rows give kernel values "
+                       f"against training rows 1..{X.shape[1] - 1} only; each row needs "
+                       "K(x, x_j) for every support vector's training row j (LIBSVM's format)")
+    X = X.tocsr()
+    keep = (X.indices >= 1) & (X.indices <= n)  # (the serial numbers, 0:, dropped)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
+    X = sp.csr_matrix((X.data[keep], (rows, X.indices[keep] - 1)), shape=(X.shape[0], n))
+    # dense as the training Gram matrix is, unless test rows would be far larger dense than
+    # the file's values call for (a model that claims 2**31 training rows: read sparse)
+    dense = n_train is None or X.shape[0] * n <= max(1 << 24, 4 * X.nnz)
+    return X.toarray() if dense else X
 
 
 def _load(path, zero_based, n_features=None, counted=False):
@@ -533,6 +545,7 @@ def _check_paths(outputs, inputs=()):
     """
     from ._files import same_file
 
+    inputs = _expanded(inputs)
     _check_inputs(inputs)
     for i, (path, what) in enumerate(outputs):
         _check_output(path, what)
@@ -545,6 +558,34 @@ def _check_paths(outputs, inputs=()):
                     or os.path.realpath(path) == os.path.realpath(other)):
                 raise _Failure(f"the {what} and the {other_what} would both be written to "
                                f"{path}; name two files")
+
+
+def _expanded(inputs):
+    """``inputs`` with each glob pattern (``shards/part-*.svm``) replaced by the files it
+    matches: an output is checked against each of them."""
+    import glob
+
+    out = []
+    for path, what in inputs:
+        if path is not None and glob.has_magic(path):
+            out.extend((match, what) for match in sorted(glob.glob(path)))
+        else:
+            out.append((path, what))
+    return out
+
+
+def _holdout_file(holdout):
+    """``--holdout``'s file, or None when it is a number of rows (or not given)."""
+    return None if holdout is None or _is_number(holdout) and not os.path.exists(holdout) \
+        else holdout
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_inputs(inputs):
@@ -617,7 +658,8 @@ def _train(args, parser):
         outputs.append((args.plot, "plot"))
     if args.cache:
         outputs.append((args.cache, "cache"))
-    _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
+    _check_paths(outputs, [(args.data, "data file"), (args.test, "test file"),
+                           (_holdout_file(args.holdout), "holdout file")])
     est = _estimator(args, parser)
     if args.stream or any(value is not None for value in (
             args.buffer_rows, args.n_features, args.cache, args.holdout)):
@@ -801,13 +843,18 @@ def _train_stream(args, parser, est, model_path):
     for name, value in (("--buffer-rows", args.buffer_rows), ("--n-features", args.n_features)):
         if value is not None and value < 1:
             parser.error(f"{name} must be >= 1; got {value}")
-    holdout = args.holdout
-    if holdout is not None and holdout.isdigit():
-        holdout = int(holdout)
-        if holdout < 1:
-            parser.error(f"--holdout must be a number of rows >= 1 or a file; got {args.holdout}")
+    holdout = _holdout_file(args.holdout)
+    if holdout is None and args.holdout is not None:  # a number of rows
+        if not (args.holdout.isdigit() and int(args.holdout) >= 1):
+            parser.error(f"--holdout must be a whole number of rows >= 1 or a file; got "
+                         f"{args.holdout}")
+        holdout = int(args.holdout)
     elif holdout is not None:
-        _check_paths([], [(holdout, "holdout file")])
+        if not os.path.exists(holdout):
+            raise _Failure(f"{holdout}: does not exist (--holdout takes a number of rows or "
+                           "a file)")
+        if os.path.isdir(holdout):
+            raise _Failure(f"{holdout}: is a folder, not a data file (--holdout)")
     try:
         stream = SVMLightStream(args.data, zero_based=args.zero_based,
                                 n_features=args.n_features,
@@ -1121,7 +1168,8 @@ def _predict(args, parser):
     _check_paths([(args.output, "predictions")] if args.output else [], inputs)
     est = _load_model(args.model)
     if getattr(est, "kernel", None) == "precomputed":  # LIBSVM's -t 4 rows: K(x, training rows)
-        (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_), 0
+        (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_,
+                                     int(est.support_.max(initial=0)) + 1), 0
     else:
         X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_,
                               counted=True)
@@ -1328,7 +1376,7 @@ def _convert(args, parser):
     *sources, cache = args.paths
     if not 0 < args.block_mb <= 1 << 20:
         parser.error(f"--block-mb must be in (0, 1048576]; got {args.block_mb}")
-    _check_paths([(cache, "cache")], [(p, "data file") for p in sources if "*" not in p])
+    _check_paths([(cache, "cache")], [(p, "data file") for p in sources])
     try:
         header = convert(sources, cache, zero_based=args.zero_based,
                          dtype=np.float32 if args.float32 else np.float64,
@@ -1384,7 +1432,8 @@ def _first_word(path):
     solver_type), or "" when it cannot be read."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline(256).split(" ", 1)[0].strip()
+            words = f.read(4096).split(None, 1)  # (any whitespace before and after it,
+            return words[0] if words else ""  # blank lines: svm-predict reads words)
     except OSError:
         return ""
 

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
@@ -366,6 +366,25 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self._solve(X, y, sw, plan, reset=not keep, keep_alpha=True)
         return self._fit_probability(X, y, sample_weight)
 
+    def _fit_labels_as_read(self, X, y):
+        """:meth:`fit` on a stream's rows, their labels read as LIBSVM reads them (any
+        numbers, each distinct one a class: 1.5 and -2.5 too, which scikit-learn's check
+        calls a regression's): fitted on the classes' indices, in sorted order (nothing
+        else about the fit changes), then named by the labels again."""
+        if type_of_target(y) != "continuous":
+            return self.fit(X, y)
+        classes, codes = np.unique(y, return_inverse=True)
+        weights = self.class_weight
+        if isinstance(weights, dict):
+            self.class_weight = {int(np.searchsorted(classes, label)): w
+                                 for label, w in weights.items() if label in classes}
+        try:
+            self.fit(X, codes)
+        finally:
+            self.class_weight = weights
+        self.classes_ = classes
+        return self
+
     def _fit_stream(self, stream, y, sample_weight):
         """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` (see its docstring)."""
         unsupported = {"y": y is not None, "sample_weight": sample_weight is not None,
@@ -407,16 +426,23 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if stream.n_features is not None:
             check_width(width, stream.n_features)
             width = stream.n_features
+        source.width = width
         classes = np.unique(y) if stream.classes is None else stream.classes
         if buffer is not None:
             buffer = (stack_rows([buffer[0]], width), buffer[1])
+        if stream.classes is None and len(classes) < 2:
+            raise ValueError(
+                f"{stream.paths[0]}: the first buffer's {y.shape[0]} rows (buffer_rows="
+                f"{stream.buffer_rows}) all have the label {float(classes[0]):g}, and a "
+                "stream takes its classes from its first buffer: give classes (or a buffer "
+                "that reaches the other labels; pegasos train: --buffer-rows)")
         if holdout is None and np.array_equal(classes, np.unique(y)):
             if buffer is not None and (source.passes or source.exhausted()):
-                self.fit(*buffer)  # all of it fits in the buffer: the in-memory fit, exactly
-                self.n_rows_read_ = source.rows_read
+                self._fit_labels_as_read(*buffer)  # all of it fits in the buffer: the
+                self.n_rows_read_ = source.rows_read  # in-memory fit, exactly
                 return self
         if isinstance(holdout, (str, os.PathLike)):
-            holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+            holdout = load_svmlight(holdout, zero_based=source.indexing.zero_based)
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])

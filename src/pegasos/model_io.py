@@ -659,9 +659,10 @@ def _check_scalars(name, attributes, refuse):
     missing = sorted(set(scalars) - set(attributes))
     refuse.check(not missing, f"fitted attribute {missing[0] if missing else ''!r} is missing")
     refuse.check(attributes["n_features_in_"] >= 1, "n_features_in_ must be at least 1")
-    for key in ("lam_", "gamma_"):
-        if key in attributes:
-            refuse.check(attributes[key] > 0, f"attribute {key!r} must be > 0")
+    if "lam_" in attributes:
+        refuse.check(attributes["lam_"] > 0, "attribute 'lam_' must be > 0")
+    if "gamma_" in attributes:  # (0 as SVC and svm-train -g 0 take it)
+        refuse.check(attributes["gamma_"] >= 0, "attribute 'gamma_' must be >= 0")
     if "lam_" in attributes:  # the steps 1/(lam t): lam and its reciprocal finite
         refuse.check(math.isfinite(1.0 / attributes["lam_"]),
                      f"attribute 'lam_' is {quote(attributes['lam_'])}, whose reciprocal "
