@@ -86,7 +86,7 @@ from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
 from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
-from .svc import Cut, DualSVC, Problem, _say, training_coef, working_set_plan
+from .svc import Cut, DualSVC, Problem, _say, pair_steps, training_coef, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -771,7 +771,8 @@ class DaskDualSVC(DualSVC):
         coef = training_coef(Y[:, 0] * result.state.a[:, 0], keep, n)
         self.callback(Report(
             problem=p, n_problems=len(problems), t=int(result.n_iter),
-            iterations=int(result.n_iter), iterations_total=max(int(self.max_iter), 0),
+            iterations=int(pair_steps(result)[0]),
+            iterations_total=max(int(self.max_iter), 0),
             seconds=seconds, coef=coef, intercept=float(result.intercept[0]),
             kernel_evals=int(result.columns) * len(Y), client=client))
 

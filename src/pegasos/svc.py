@@ -55,11 +55,37 @@ INNER_STEPS_PER_ROW = 100
 FOLD_SET_DIVISOR = 4
 
 
+def pair_steps(result):
+    """Each problem's pair steps (SMO's iterations: ``n_iter_``, as SVC's) of a
+    :class:`~pegasos._solvers.working_set.Result`; 0 where none were counted (a problem
+    with nothing to solve)."""
+    if result.problem_steps is None:
+        return np.zeros(result.state.a.shape[1], np.int64)
+    return np.asarray(result.problem_steps, dtype=np.int64)
+
+
+def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
+    """The :class:`~sklearn.exceptions.ConvergenceWarning` of a fit that stopped above
+    ``tol``, or at ``max_iter`` (``out_of_steps``: then SVC's words, whether or not the
+    last step solved the problem, as SVC's), with the working sets, ``n_iter_`` and the
+    ``violation`` (its text) it stopped at."""
+    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
+    if out_of_steps:
+        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler. ")
+        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
+    else:  # (no step moved the working sets)
+        said, advice = f"{name}: ", "No step could reduce it further."
+    warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
+                  f"steps (n_iter_) with a largest violation of {violation}. {advice}",
+                  ConvergenceWarning)
+
+
 def _say(est, p, total, result):
     """``verbose``: one line per solved problem, as LIBSVM's messages."""
     a = result.state.a
-    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} iterations, "
-          f"nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
+    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} working sets, "
+          f"{int(pair_steps(result).sum())} pair steps, nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
           + ", ".join(f"{-b:.6g}" for b in result.intercept)
           + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
 
@@ -216,9 +242,12 @@ class DualSVC(_KernelClassifier):
         ``min -y_i G_i`` over those that may shrink, is at most ``tol``
         (LIBSVM's ``-e``, SVC's ``tol``).
     max_iter : int, default=-1
-        Iterations (working sets) at most; -1 for no limit.  When reached,
-        a :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation
-        and the duality gap.
+        SMO's iterations (pair steps) at most, per problem, as SVC's: the
+        steps of the inner solves counted across the working sets; -1 for no
+        limit.  A problem that reaches it stops there, with SVC's
+        :class:`~sklearn.exceptions.ConvergenceWarning` ("Solver terminated
+        early", which also gives the violation and the duality gap) and
+        ``fit_status_`` 1, as SVC's, even where the last step solved it.
     working_set_size : int >= 4, default=1024
         Rows per working set (q).  Each iteration computes at most ``q/4``
         new kernel columns (2 at least, ``q`` at the first): each problem's
@@ -287,12 +316,12 @@ class DualSVC(_KernelClassifier):
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
     callback : callable, default=None
-        Called after iterations 1, 2, 4, 8, ... and the last, once per
+        Called after working sets 1, 2, 4, 8, ... and the last, once per
         problem (one-vs-rest problems together; pairs of classes one after
         another), with one :class:`~pegasos.Report`: ``problem`` (the pair's
-        number in SVC's order, or the class), ``t`` and ``iterations``
-        (working sets so far), ``iterations_total`` (``max_iter``, 0 for no
-        limit), ``kernel_evals`` (columns computed times their length) and
+        number in SVC's order, or the class), ``t`` (working sets so far),
+        ``iterations`` (the problem's pair steps so far), ``iterations_total``
+        (``max_iter``, 0 for no limit), ``kernel_evals`` (columns computed times their length) and
         ``seconds`` (so far, all problems together), ``coef`` (``y_i a_i`` of
         every training row, 0 outside a pair's rows) and ``intercept``.  The fit is the
         same with or without it.  Used by ``pegasos train`` for its progress
@@ -309,9 +338,10 @@ class DualSVC(_KernelClassifier):
     gamma_ : float
         The kernel coefficient used ("scale"/"auto" resolved as in SVC).
     n_iter_ : ndarray of shape (n_problems,)
-        Iterations (working sets) of each problem, as SVC's: one per pair of
-        classes (one-vs-one), one for two classes; one-vs-rest problems share
-        their iterations (each entry is their number).
+        SMO's iterations (pair steps, across the working sets) of each
+        problem, as SVC's: one per pair of classes (one-vs-one), one for two
+        classes, one per class (one-vs-rest).  At most ``max_iter``.  The
+        working sets are the callback reports' ``t``.
     coef_ : ndarray or sparse matrix of shape (n_problems, n_features)
         With ``kernel="linear"`` only, as SVC's: the weights of each problem
         (``dual_coef_`` times the support vectors; sparse after a fit on
@@ -334,7 +364,8 @@ class DualSVC(_KernelClassifier):
         Each problem's relative duality gap ``(P - D) / P`` at the end: the
         primal from the kept gradients, the dual from the variables.
     fit_status_ : int
-        0 if every problem reached ``tol``, 1 otherwise (as SVC's).
+        0 if every problem reached ``tol`` within ``max_iter``, 1 otherwise
+        (as SVC's).
     class_weight_ : ndarray of shape (n_classes,)
         Each class's weight (1 without ``class_weight``), as SVC's.
     shape_fit_ : tuple
@@ -508,21 +539,17 @@ class DualSVC(_KernelClassifier):
         self.shape_fit_ = X.shape
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         self.relative_gap_ = np.concatenate(gaps)
-        self.n_iter_ = np.array([r.n_iter for r in solved for _ in range(r.state.a.shape[1])],
-                                dtype=np.int64)
+        self.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
         self.n_kernel_columns_ = int(sum(r.columns for r in solved))
         self.n_kernel_evals_ = int(evals)
-        self.fit_status_ = 0 if all(r.converged for r in solved) else 1
+        out_of_steps = any(r.out_of_steps for r in solved)
+        self.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
         if self.fit_status_:
-            warnings.warn(
-                f"{type(self).__name__} stopped after {sum(r.n_iter for r in solved)} iterations "
-                f"(max_iter={self.max_iter}"
-                f"{' per pair of classes' if len(problems) > 1 else ''}) with a largest "
-                f"violation of {self.violation_.max():.3g} "
-                f"(tol={self.tol:g}) and a relative duality gap of "
-                f"{self.relative_gap_.max():.3g}. Increase max_iter.",
-                ConvergenceWarning,
-            )
+            warn_unconverged(
+                self, out_of_steps, sum(r.n_iter for r in solved),
+                f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality gap "
+                f"of {self.relative_gap_.max():.3g}",
+                " per pair of classes" if len(problems) > 1 else "")
         if problems[0].keep is None:
             Y = np.column_stack([problem.Y for problem in problems])
             a = np.column_stack([r.state.a for r in solved])
@@ -543,13 +570,13 @@ class DualSVC(_KernelClassifier):
         first, total, before = position
         report, reported = None, [0]
         if self.callback is not None:
-            def report(it, columns, seconds, state, intercept):
+            def report(it, columns, seconds, state, intercept, steps):
                 reported[0] = it
                 for c in range(Y.shape[1]):
                     coef = training_coef(Y[:, c] * state.a[:, c], keep, n_total)
                     self.callback(Report(
                         problem=first + c, n_problems=max(total, Y.shape[1]), t=it,
-                        iterations=it, iterations_total=max(plan.max_iter, 0),
+                        iterations=int(steps[c]), iterations_total=max(plan.max_iter, 0),
                         seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
@@ -557,7 +584,8 @@ class DualSVC(_KernelClassifier):
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
                          gram, dual, arena=arena)
         if report is not None and reported[0] != result.n_iter:
-            report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
+            report(result.n_iter, result.columns, result.seconds, result.state, result.intercept,
+                   result.problem_steps)
         if getattr(self, "_sigmoids", None) is not None:
             self._sigmoids[first] = pair_sigmoid(
                 *self._folds(points(rows, sqnorm), Y, bounds, plan, result, first), None)
