@@ -580,7 +580,7 @@ class DualSVC(_KernelClassifier):
                         seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
-        dual, start, start_evals = self._first_point(X, labels, Y, bounds)
+        dual, start, start_evals = self._first_point(X, labels, Y, bounds, gram)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
                          gram, dual, arena=arena)
         if report is not None and reported[0] != result.n_iter:
@@ -632,10 +632,10 @@ class DualSVC(_KernelClassifier):
         # (C=inf: the hard margin; rows of weight 0 stay out, without inf * 0)
         return np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)
 
-    def _first_point(self, X, labels, Y, bounds):
+    def _first_point(self, X, labels, Y, bounds, gram=None):
         """(the dual, the start, its kernel evaluations) of the problems ``Y`` on the rows X
-        (of the labels ``labels``, and the bounds ``bounds``): SVC's dual, from zero or
-        ``start_epochs``."""
+        (of the labels ``labels``, and the bounds ``bounds``; ``gram`` the
+        :class:`Cut`'s): SVC's dual, from zero or ``start_epochs``."""
         if self.start_epochs <= 0:
             return _ws.SVC_DUAL, None, 0
         if not math.isfinite(self.C):
@@ -1086,13 +1086,21 @@ class DualNuSVC(DualSVC):
         checked)."""
         return _NuSVCFold(**self.get_params(deep=False))
 
-    def _first_point(self, X, labels, Y, bounds):
+    def _first_point(self, X, labels, Y, bounds, gram=None):
         """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
-        the pair's weight."""
+        the pair's weight.  Its responses are read from the kernel matrix ``gram`` (the
+        :class:`Cut`'s (matrix, the pair's rows in it)) where there is one, as every later
+        step's are (LIBSVM's from its Q): the same diagonal, so that a symmetric problem's
+        two classes stay symmetric to the last bit (its intercept 0)."""
         a = nu_start(bounds, self.nu, Y[:, 0] > 0)
         nz = np.flatnonzero(a)
         coef = (Y[nz, 0] * a[nz])[None, :]
-        F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        if gram is None:
+            F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        else:
+            matrix, keep = gram
+            K = matrix[:, nz] if keep is None else matrix[np.ix_(keep, keep[nz])]
+            F = K @ coef[0][:, None]
         state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
         dual = _ws.Dual(0.0, None, by_sign=True, undefined=np.nan if self._CHECK_NU else 0.0)
         return dual, state, len(bounds) * nz.size
