@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.svm import SVC
+from sklearn.svm import SVC, NuSVC
 
-from pegasos import DualSVC
+from pegasos import DualNuSVC, DualSVC, load_model, save_model
 from pegasos._solvers import gram
 from pegasos._solvers import working_set as _ws
 
@@ -511,7 +511,8 @@ def test_probabilities_keep_the_fits_weights_and_refits_leave_nothing_stale():
     clf = DualSVC(probability=True, random_state=0).fit(X, y)
     assert clf.pairwise_coupling_ == 1
     clf.set_params(kernel=lambda A, B: A @ B.T, probability=False).fit(X, y)
-    assert not hasattr(clf, "probA_") and not hasattr(clf, "pairwise_coupling_")
+    assert clf.probA_.size == 0 and "probA_" not in vars(clf)  # (SVC's empty array)
+    assert not hasattr(clf, "pairwise_coupling_")
     with pytest.raises(ValueError, match="not available with a callable kernel"):
         clf.duality_gap(X, y)
     coo = DualSVC(kernel=lambda A, B: A @ B.T).fit(sp.coo_matrix(X), y)
@@ -640,3 +641,22 @@ def test_one_vs_one_pairs_share_one_arena_and_give_the_same_model(monkeypatch):
     np.testing.assert_array_equal(shared.dual_coef_, fresh.dual_coef_)
     np.testing.assert_array_equal(shared.intercept_, fresh.intercept_)
     np.testing.assert_array_equal(shared.support_, fresh.support_)
+
+
+@pytest.mark.parametrize("Estimator", [DualSVC, DualNuSVC])
+def test_probA_and_probB_are_empty_without_probabilities_as_svcs(Estimator, tmp_path):
+    X, y = _problem(n=60, classes=3)
+    clf = Estimator().fit(X, y)
+    theirs = (SVC if Estimator is DualSVC else NuSVC)().fit(X, y)
+    for name in ("probA_", "probB_"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # (scikit-learn 1.9 deprecates them)
+            assert getattr(clf, name).shape == getattr(theirs, name).shape == (0,)
+    assert not hasattr(clf, "predict_proba")
+    save_model(clf, tmp_path / "m.npz")  # (not saved: the file has no sigmoids)
+    assert load_model(tmp_path / "m.npz").probA_.shape == (0,)
+    with pytest.raises(NotFittedError):
+        _ = Estimator().probA_
+    fitted = Estimator(probability=True, random_state=0).fit(X, y)
+    assert fitted.probA_.shape == fitted.probB_.shape == (3,)
+    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)

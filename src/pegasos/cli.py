@@ -1254,7 +1254,7 @@ def _check_predict_options(args, parser, est):
         parser.error("-b 1 and --decision-values each write their own columns; choose one")
     if hasattr(est, "classes_"):
         if args.probability_estimates and (not getattr(est, "probability", False)
-                                           or not hasattr(est, "probA_")):
+                                           or "probA_" not in vars(est)):
             raise _Failure(f"{args.model} has no probability estimates; train it with -b 1")
         return
     regression = is_regressor(est)

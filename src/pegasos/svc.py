@@ -370,6 +370,9 @@ class DualSVC(_KernelClassifier):
         Each class's weight (1 without ``class_weight``), as SVC's.
     shape_fit_ : tuple
         The training rows' shape (not kept in model files).
+    probA_, probB_ : ndarray of shape (n_problems,) or (0,)
+        The sigmoids of ``probability=True`` (see ``probability``); an empty
+        array after a fit without probabilities, as SVC's.
 
     See Also
     --------
@@ -704,6 +707,24 @@ class DualSVC(_KernelClassifier):
         evals = pegasos.n_kernel_evals_ + sv.size * (sv.size + len(labels))
         return _ws.WorkingSetState(a, F), evals
 
+    # -- the sigmoids, SVC's empty arrays without them ---------------------------
+
+    def _sigmoid_part(self, name):
+        check_is_fitted(self)
+        found = self.__dict__.get(name)
+        return np.empty(0) if found is None else found
+
+    probA_ = property(
+        lambda self: self._sigmoid_part("probA_"),
+        lambda self, value: self.__dict__.__setitem__("probA_", value),
+        lambda self: self.__dict__.__delitem__("probA_"),
+        doc="The sigmoids' slopes (``probability=True``); empty without them, as SVC's.")
+    probB_ = property(
+        lambda self: self._sigmoid_part("probB_"),
+        lambda self, value: self.__dict__.__setitem__("probB_", value),
+        lambda self: self.__dict__.__delitem__("probB_"),
+        doc="The sigmoids' offsets (``probability=True``); empty without them, as SVC's.")
+
     # -- one-vs-one output ------------------------------------------------------
 
     @property
@@ -744,7 +765,10 @@ class DualSVC(_KernelClassifier):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The rows to score; with ``kernel="precomputed"``, K(X, X_train) of
-            shape (n_samples, n_training_samples).
+            shape (n_samples, n_training_samples).  Dense or CSR whatever the
+            training rows were, with the same values (SVC refuses sparse rows
+            after a dense fit: scikit-learn wraps libsvm's dense and sparse
+            builds, each with its own model).
 
         Returns
         -------
