@@ -710,20 +710,43 @@ class DualSVC(_KernelClassifier):
     # -- the sigmoids, SVC's empty arrays without them ---------------------------
 
     def _sigmoid_part(self, name):
+        """The fitted ``probA_`` or ``probB_`` (kept in ``vars(self)``, as model files
+        save it), or SVC's empty array after a fit without probabilities."""
         check_is_fitted(self)
         found = self.__dict__.get(name)
         return np.empty(0) if found is None else found
 
-    probA_ = property(
-        lambda self: self._sigmoid_part("probA_"),
-        lambda self, value: self.__dict__.__setitem__("probA_", value),
-        lambda self: self.__dict__.__delitem__("probA_"),
-        doc="The sigmoids' slopes (``probability=True``); empty without them, as SVC's.")
-    probB_ = property(
-        lambda self: self._sigmoid_part("probB_"),
-        lambda self, value: self.__dict__.__setitem__("probB_", value),
-        lambda self: self.__dict__.__delitem__("probB_"),
-        doc="The sigmoids' offsets (``probability=True``); empty without them, as SVC's.")
+    @property
+    def probA_(self):
+        """The sigmoids' slopes, one per problem (``probability=True``).
+
+        An empty array after a fit without probabilities, as SVC's.
+        """
+        return self._sigmoid_part("probA_")
+
+    @probA_.setter
+    def probA_(self, value):
+        self.__dict__["probA_"] = value
+
+    @probA_.deleter
+    def probA_(self):
+        del self.__dict__["probA_"]
+
+    @property
+    def probB_(self):
+        """The sigmoids' offsets, one per problem (``probability=True``).
+
+        An empty array after a fit without probabilities, as SVC's.
+        """
+        return self._sigmoid_part("probB_")
+
+    @probB_.setter
+    def probB_(self, value):
+        self.__dict__["probB_"] = value
+
+    @probB_.deleter
+    def probB_(self):
+        del self.__dict__["probB_"]
 
     # -- one-vs-one output ------------------------------------------------------
 
