@@ -24,12 +24,17 @@ stderr.
 import argparse
 import contextlib
 import json
+import lzma
+import math
 import os
 import re
+import shlex
 import sys
 import time
 import warnings
+import zlib
 
+from ._memory import format_bytes
 from ._numba.codes import KERNEL_TABLE, KERNEL_TYPES
 from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 
@@ -153,8 +158,8 @@ def _train_parser(sub):
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iter", type=int, metavar="T",
                         help="Pegasos iterations (default: ceil(10 / lambda); the "
-                        "perceptron: 10 passes; -s svc: working sets at most, default no "
-                        "limit)")
+                        "perceptron: 10 passes; the dual solvers (-s svc...): SMO's pair "
+                        "steps at most per problem, as SVC's max_iter, default no limit)")
     budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
     p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
                    help="sample order (default: the solver's own; uniform for Pegasos, "
@@ -660,9 +665,12 @@ def _train(args, parser):
         outputs.append((args.cache, "cache"))
     _check_paths(outputs, [(args.data, "data file"), (args.test, "test file"),
                            (_holdout_file(args.holdout), "holdout file")])
+    streamed = args.stream or any(value is not None for value in (
+        args.buffer_rows, args.n_features, args.cache, args.holdout))
+    if not streamed:  # (before anything is imported or parsed: a second at most)
+        streamed = _stream_or_refuse(args, model_path, _too_large(args.data))
     est = _estimator(args, parser)
-    if args.stream or any(value is not None for value in (
-            args.buffer_rows, args.n_features, args.cache, args.holdout)):
+    if streamed:
         return _train_stream(args, parser, est, model_path)
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
@@ -685,6 +693,68 @@ def _train(args, parser):
         X_test, y_test = _load_rows(args.test, args.zero_based, getattr(est, "kernel", None),
                                     X.shape[1])
     return _train_fit(args, est, X, y, X_test, y_test, model_path)
+
+
+def _too_large(path):
+    """(the :class:`~pegasos._memory.FileFootprint` of ``path``, the memory available) when
+    loading the file needs more memory than this process has, else None (a file that
+    cannot be read is the loader's to report)."""
+    from ._memory import available_memory, file_footprint
+
+    try:
+        footprint = file_footprint(path)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+        return None
+    available = available_memory()
+    if available is None or footprint.need <= available:
+        return None
+    return footprint, available
+
+
+def _too_large_text(found, what="loading it"):
+    """The numbers of :func:`_too_large`'s answer, for a message."""
+    footprint, available = found
+    return (f"{footprint.path}: {what} needs about {format_bytes(footprint.need)} "
+            f"({footprint.describe()}), more than the {format_bytes(available)} of memory "
+            "available to this process")
+
+
+def _stream_or_refuse(args, model_path, found):
+    """``train`` of a file too large to load (``found``: :func:`_too_large`'s answer):
+    stream it where the options allow (``-s pegasos`` with ``-l``: returns True, after a
+    note), else refuse with the numbers and the command that trains it.  Returns False
+    for a file that fits."""
+    if found is None:
+        return False
+    if args.cv is not None:
+        why = "-v (cross-validation) holds every row in memory"
+    elif args.solver != "pegasos":
+        why = f"-s {args.solver} holds its training rows in memory"
+    else:
+        why = [need for need, missing in {
+            "-l LAMBDA (C fixes lambda from the number of rows, which a stream does not know)":
+                args.lam is None,
+            "no --plot": args.plot is not None, "no -b 1": bool(args.probability_estimates),
+            "no --epochs (give --iter)": args.epochs is not None, "no -e": args.tol is not None,
+        }.items() if missing]
+        if not why:
+            _note(args, _too_large_text(found) + ": streaming it instead (as --stream)",
+                  err=True)
+            args.stream = True
+            return True
+        why = "--stream, which trains without loading it, needs " + ", ".join(why)
+    footprint = found[0]
+    lam = args.lam if args.lam is not None else 1.0 / (
+        (args.cost or 1.0) * max(footprint.rows, 1))
+    iterations = args.iter if args.iter is not None else math.ceil(10.0 / lam)
+    command = (f"pegasos train --stream -l {lam:.3g} --iter {iterations}"
+               + (f" --holdout {min(10000, max(footprint.rows // 10, 1))}"
+                  if args.cv is not None else "")
+               + f" {shlex.quote(args.data)}" + (f" {shlex.quote(model_path)}"
+                                                 if args.model else ""))
+    raise _Failure(f"{_too_large_text(found)}; {why}. A linear model trains without loading "
+                   f"it: {command}" + (" (its error on held-out rows in place of -v's)"
+                                       if args.cv is not None else ""))
 
 
 def _train_unlabelled(args, parser, est, X, y, model_path):
@@ -1163,42 +1233,112 @@ def _predict_parser(sub):
 def _predict(args, parser):
     import numpy as np
 
-
     inputs = [(args.data, "data file"), (args.model, "model")]
     _check_paths([(args.output, "predictions")] if args.output else [], inputs)
     est = _load_model(args.model)
+    _check_predict_options(args, parser, est)
     if getattr(est, "kernel", None) == "precomputed":  # LIBSVM's -t 4 rows: K(x, training rows)
         (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_,
                                      int(est.support_.max(initial=0)) + 1), 0
+        parts = [(X, y, ignored)]
+    elif (found := _too_large(args.data)) is not None:  # (a row's prediction is its own)
+        _note(args, _too_large_text(found) + ": predicting it a block of rows at a time",
+              err=True)
+        parts = _blocks_of(args.data, args.zero_based, est.n_features_in_)
     else:
-        X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_,
-                              counted=True)
+        parts = [_load(args.data, args.zero_based, n_features=est.n_features_in_,
+                       counted=True)]
+    lines, ys, predictions, ignored = [], [], [], 0
+    for X, y, dropped in parts:
+        text, predicted = _predict_rows(args, est, X)
+        lines.append(text)
+        ys.append(y)
+        predictions.append(predicted)
+        ignored += dropped
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
               f"{est.n_features_in_} were ignored", file=sys.stderr)
+    y, predicted = np.concatenate(ys), np.concatenate(predictions)
+    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y))}
+    if hasattr(est, "classes_"):
+        correct = int(np.sum(predicted == y))
+        summary.update(correct=correct, accuracy=correct / len(y),
+                       ignored_feature_values=ignored,
+                       **_binary_metrics(est.classes_, y, predicted))
+        text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
+    else:
+        text = _unlabelled_summary(args, est, y, predicted, summary)
+    return _write_predictions(args, "".join(lines), summary, text)
+
+
+def _blocks_of(path, zero_based, n_features):
+    """(X, y, values ignored beyond ``n_features``) of each block of rows of the file
+    ``path`` (:func:`~pegasos.stream.read_blocks`), as wide as the model's
+    ``n_features``: what :func:`_load` gives of a whole file, a block at a time."""
+    from .datasets import DataFormatError
+    from .stream import read_blocks
+
+    try:
+        for X, y in read_blocks(path, zero_based=zero_based):
+            ignored = 0
+            if X.shape[1] > n_features:
+                ignored = int((X.indices >= n_features).sum())
+                X = X[:, :n_features].tocsr()
+            elif X.shape[1] < n_features:  # (the same arrays, wider)
+                X = type(X)((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features),
+                            copy=False)
+            yield X, y, ignored
+    except DataFormatError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
+
+
+def _check_predict_options(args, parser, est):
+    """Refuse, before the data are read, options the model cannot answer."""
+    from sklearn.base import is_regressor
+
     if args.probability_estimates and args.decision_values:
         parser.error("-b 1 and --decision-values each write their own columns; choose one")
-    if not hasattr(est, "classes_"):  # a regression or one-class model
-        return _predict_unlabelled(args, parser, est, X, y)
-    if args.probability_estimates:
-        if not getattr(est, "probability", False) or not hasattr(est, "probA_"):
+    if hasattr(est, "classes_"):
+        if args.probability_estimates and (not getattr(est, "probability", False)
+                                           or "probA_" not in vars(est)):
             raise _Failure(f"{args.model} has no probability estimates; train it with -b 1")
-        proba = est.predict_proba(X)
-        predicted = est.classes_[np.argmax(proba, axis=1)]
-        lines = _decision_lines(est.classes_, predicted, proba, per_class=True)
-    elif args.decision_values:
-        scores = est.decision_function(X)
+        return
+    regression = is_regressor(est)
+    if args.probability_estimates and not regression:
+        raise _Failure(f"{args.model} is a one-class model: -b 1 (probability estimates) is "
+                       "for classifiers and regressions")
+    if args.probability_estimates and not hasattr(est, "probA_"):
+        raise _Failure(f"{args.model} has no probability model; train it with -b 1")
+    if regression and args.decision_values:
+        parser.error(f"{args.model} is a regression model: its prediction is its decision "
+                     "value (--decision-values is for classifiers and one-class models)")
+
+
+def _predict_rows(args, est, X):
+    """(the prediction lines, the predictions) of the rows X: a classifier's labels (with
+    -b 1 its probabilities, with --decision-values its decision values, in LIBSVM's
+    layout), a regression's values (svm-predict's ``%.17g``), a one-class model's +1 or
+    -1 (with --decision-values, and the decision values)."""
+    import numpy as np
+    from sklearn.base import is_regressor
+
+    if hasattr(est, "classes_"):
+        if args.probability_estimates:
+            proba = est.predict_proba(X)
+            predicted = est.classes_[np.argmax(proba, axis=1)]
+            return _decision_lines(est.classes_, predicted, proba, per_class=True), predicted
         predicted = est.predict(X)
-        lines = _decision_lines(est.classes_, predicted, scores)
-    else:
-        predicted = est.predict(X)
-        lines = "".join(_label(v) + "\n" for v in predicted)
-    correct = int(np.sum(predicted == y))
-    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
-               "correct": correct, "accuracy": correct / len(y),
-               "ignored_feature_values": ignored, **_binary_metrics(est.classes_, y, predicted)}
-    return _write_predictions(args, lines, summary,
-                              f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})")
+        if args.decision_values:
+            return _decision_lines(est.classes_, predicted, est.decision_function(X)), predicted
+        return "".join(_label(v) + "\n" for v in predicted), predicted
+    predicted = est.predict(X)
+    if is_regressor(est):
+        return "".join(f"{v:.17g}\n" for v in predicted), predicted
+    if args.decision_values:
+        return _decision_lines(np.array([-1, 1]), predicted, est.decision_function(X)), predicted
+    return "".join(f"{v:d}\n" for v in predicted), predicted
 
 
 def _write_predictions(args, lines, summary, text):
@@ -1223,27 +1363,14 @@ def _write_predictions(args, lines, summary, text):
     return 0
 
 
-def _predict_unlabelled(args, parser, est, X, y):
-    """``predict`` with a regression model (one value per line, as svm-predict's ``%.17g``,
-    and its mean squared error and squared correlation) or a one-class model (+1 or -1,
-    and the accuracy against the file's labels)."""
+def _unlabelled_summary(args, est, y, predicted, summary):
+    """A regression's (its mean squared error and squared correlation, and with -b 1 its
+    Laplace scale) or a one-class model's (the share predicted +1, and the accuracy
+    against the file's labels) summary, added to ``summary``; returns its text."""
     import numpy as np
     from sklearn.base import is_regressor
 
-
-    regression = is_regressor(est)
-    if args.probability_estimates and not regression:
-        raise _Failure(f"{args.model} is a one-class model: -b 1 (probability estimates) is "
-                       "for classifiers and regressions")
-    if args.probability_estimates and not hasattr(est, "probA_"):
-        raise _Failure(f"{args.model} has no probability model; train it with -b 1")
-    if regression and args.decision_values:
-        parser.error(f"{args.model} is a regression model: its prediction is its decision "
-                     "value (--decision-values is for classifiers and one-class models)")
-    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y))}
-    if regression:
-        predicted = est.predict(X)
-        lines = "".join(f"{v:.17g}\n" for v in predicted)
+    if is_regressor(est):
         summary.update(_regression_metrics(y, predicted))
         text = (f"Mean squared error = {summary['mean_squared_error']:g} (regression)\n"
                 f"Squared correlation coefficient = {summary['squared_correlation']:g} "
@@ -1251,17 +1378,11 @@ def _predict_unlabelled(args, parser, est, X, y):
         if args.probability_estimates:  # (the predictions are the same: svm-predict's -b 1)
             summary["laplace_scale"] = float(est.probA_[0])
             text = _laplace_text(summary["laplace_scale"]) + "\n" + text
-    else:
-        predicted = est.predict(X)
-        if args.decision_values:
-            lines = _decision_lines(np.array([-1, 1]), predicted, est.decision_function(X))
-        else:
-            lines = "".join(f"{v:d}\n" for v in predicted)
-        correct = int(np.sum(predicted == y))
-        summary.update(correct=correct, accuracy=correct / len(y),
-                       inliers=float(np.mean(predicted == 1)))
-        text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
-    return _write_predictions(args, lines, summary, text)
+        return text
+    correct = int(np.sum(predicted == y))
+    summary.update(correct=correct, accuracy=correct / len(y),
+                   inliers=float(np.mean(predicted == 1)))
+    return f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
 
 
 def _decision_lines(classes, predicted, scores, per_class=False):
@@ -1737,6 +1858,12 @@ def _print_json(summary, out=None):
     out = out or sys.stdout
     json.dump(summary, out, indent=2)
     print(file=out)
+
+
+def _note(args, text, err=False):
+    """A note for the user (``pegasos: TEXT``), unless ``-q``."""
+    if not getattr(args, "quiet", False):
+        print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
 
 
 _WEIGHT_OPTION = re.compile(r"-w(-?[0-9][0-9.eE+-]*)\Z")  # LIBLINEAR's -wi WEIGHT

@@ -88,7 +88,7 @@ from ._solvers.across import Partition, plan_rows, run_across
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
-from .svc import Cut, DualSVC, Problem, say, training_coef, working_set_plan
+from .svc import Cut, DualSVC, Problem, pair_steps, say, training_coef, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -670,7 +670,8 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
         coef = training_coef(Y[:, 0] * result.state.a[:, 0], keep, n)
         self.callback(Report(
             problem=p, n_problems=len(problems), t=int(result.n_iter),
-            iterations=int(result.n_iter), iterations_total=max(int(self.max_iter), 0),
+            iterations=int(pair_steps(result)[0]),
+            iterations_total=max(int(self.max_iter), 0),
             seconds=seconds, coef=coef, intercept=float(result.intercept[0]),
             kernel_evals=int(result.columns) * len(Y), client=client))
 

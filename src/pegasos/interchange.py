@@ -413,7 +413,7 @@ def to_libsvm(est, path):
         lines.append(f"coef0 {float(est.coef0):.17g}")
     lines += [f"nr_class {2 if labels is None else len(labels)}", f"total_sv {len(order)}",
               "rho " + " ".join(f"{v:.17g}" for v in rho)]
-    probabilities = getattr(est, "probA_", None) is not None and getattr(est, "probability",
+    probabilities = vars(est).get("probA_") is not None and getattr(est, "probability",
                                                                          False)
     if labels is not None:
         lines.append("label " + " ".join(str(label) for label in labels))

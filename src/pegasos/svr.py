@@ -79,8 +79,11 @@ class DualSVR(_DualRegressor):
         Stop when the largest violation of the optimality conditions is at
         most ``tol`` (LIBSVM's ``-e``).
     max_iter : int, default=-1
-        Iterations (working sets) at most; -1 for no limit.  When reached, a
-        :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation.
+        SMO's iterations (pair steps, counted across the working sets) at
+        most, as in :class:`sklearn.svm.SVC`; -1 for no limit.  Reaching it
+        stops the fit with SVC's :class:`~sklearn.exceptions.ConvergenceWarning`
+        ("Solver terminated early", which also gives the violation) and
+        ``fit_status_`` 1, as SVC's, even where the last step solved it.
     working_set_size : int >= 4, default=1024
         Variables per working set, as in :class:`DualSVC`.
     cache_size : float >= 0, default=200.0
@@ -108,7 +111,8 @@ class DualSVR(_DualRegressor):
     gamma_ : float
         The kernel coefficient used.
     n_iter_ : int
-        Iterations (working sets).
+        SMO's iterations (pair steps across the working sets), as SVC's; at
+        most ``max_iter``.
     objective_ : float
         LIBSVM's ``obj``: the dual objective ``1/2 a'Qa + p'a`` at the end.
     violation_ : float
@@ -117,7 +121,7 @@ class DualSVR(_DualRegressor):
         Kernel columns computed, and kernel values in all (as
         :class:`DualSVC`'s).
     fit_status_ : int
-        0 if ``tol`` was reached, 1 otherwise.
+        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
     shape_fit_ : tuple
         The training rows' shape.
     coef_ : ndarray of shape (1, n_features)
