@@ -16,6 +16,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 #: public name -> the module that defines it
 _EXPORTS = {
+    "BlockStream": ".block_stream",
     "DualSVC": ".svc",
     "DualSVR": ".svr",
     "DualNuSVC": ".svc",
