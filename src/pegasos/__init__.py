@@ -29,6 +29,7 @@ _EXPORTS = {
     "SBPClassifier": ".sbp",
     "nu_for": ".sbp",
     "nu_from_svm": ".sbp",
+    "NystroemPegasosClassifier": ".kernel_map",
     "PegasosClassifier": ".linear",
     "Report": "._solvers.report",
     "load_svmlight": ".datasets",

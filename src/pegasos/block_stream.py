@@ -49,8 +49,9 @@ class BlockStream:
         integer dtype; a memory map is read as it is sliced) or a sparse
         matrix; ``y``: one label per row.
     n_features : int, default=None
-        The rows' width; by default the first block's.  Dense blocks must all
-        be this wide, sparse ones at most.
+        The rows' width; by default the first block's for dense blocks (which
+        must all be as wide), the first buffer's widest row for sparse ones
+        (as :class:`~pegasos.stream.SVMLightStream`'s).
     classes : array-like, default=None
         The labels; by default those of the first buffer's rows (a later row
         of another label is an error that says to give them).
@@ -294,7 +295,8 @@ class BlockSource:
             got += part[0].shape[0]
         if not parts:
             return None
-        return stack_rows([X for X, _ in parts], self.width), np.concatenate([y for _, y in parts])
+        return (stack_rows([X for X, _ in parts], self.width),
+                np.concatenate([y for _, y in parts]))
 
     def _take_part(self, m):
         if self._pending is None:
@@ -331,8 +333,10 @@ class BlockSource:
         dense, width = not sp.issparse(X), X.shape[1]
         if self.dense is None:
             self.dense = dense
-            if self.width is None:
-                self.width = width
+            if self.width is None and dense:
+                self.width = width  # (sparse blocks: the widest of those taken together)
+        if not dense and self.width is None:  # sparse rows as wide as their largest index:
+            return  # the fit checks them against the first buffer's width
         if dense != self.dense:
             raise ValueError(f"block {self._count} of {self.stream.name} is "
                              f"{'dense' if dense else 'sparse'}, the first was not: give "

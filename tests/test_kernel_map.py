@@ -1,0 +1,149 @@
+"""NystroemPegasosClassifier: Nystroem's map on the blocked engine, fed to linear Pegasos."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.kernel_approximation import Nystroem
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from pegasos import BlockStream, NystroemPegasosClassifier
+from pegasos.stream import SVMLightStream, convert
+
+from .naive import nystroem_map
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:600] / 16.0, y[:600]
+
+
+KERNELS = [("rbf", {"gamma": 0.05}), ("poly", {"gamma": 0.1, "degree": 2, "coef0": 1.0}),
+           ("linear", {}), ("sigmoid", {"gamma": 0.01, "coef0": 0.5})]
+
+
+@pytest.mark.parametrize("kernel, params", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_map_is_scikit_learns_nystroem_on_the_same_landmarks(digits, kernel, params, sparse):
+    X, y = digits
+    Xin = sp.csr_matrix(X) if sparse else X
+    clf = NystroemPegasosClassifier(n_components=40, kernel=kernel, lam=1e-3, n_iter=10,
+                                    block_rows=128, random_state=3, **params).fit(Xin, y)
+    ref = Nystroem(kernel=kernel, n_components=40, random_state=3, **params).fit(X)
+    np.testing.assert_array_equal(clf.component_indices_, ref.component_indices_)
+    np.testing.assert_allclose(clf.components_, ref.components_, rtol=0, atol=0)
+    np.testing.assert_allclose(clf.transform(Xin), ref.transform(X), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(clf.transform(Xin), nystroem_map(X, clf.components_, kernel,
+                                                                **params), rtol=0, atol=1e-6)
+
+
+def test_kmeans_landmarks_and_float32_rows(digits):
+    X, y = digits
+    clf = NystroemPegasosClassifier(n_components=30, landmarks="kmeans", gamma=0.02, lam=1e-3,
+                                    random_state=0).fit(X, y)
+    assert clf.component_indices_ is None
+    assert not any(np.all(clf.components_[i] == X, axis=1).any() for i in range(30))
+    np.testing.assert_allclose(clf.transform(X), nystroem_map(X, clf.components_, "rbf",
+                                                              gamma=0.02), atol=1e-6)
+    X32 = X.astype(np.float32)
+    clf32 = NystroemPegasosClassifier(n_components=30, gamma=0.02, lam=1e-3,
+                                      random_state=0).fit(X32, y)
+    F = clf32.transform(X32)
+    assert F.dtype == np.float32 and clf32.components_.dtype == np.float32
+    np.testing.assert_allclose(F, nystroem_map(X32, clf32.components_, "rbf", gamma=0.02),
+                               atol=1e-4)
+
+
+def test_every_class_shares_the_map_and_the_model_predicts(digits):
+    X, y = digits
+    clf = NystroemPegasosClassifier(n_components=100, gamma=0.02, lam=1e-4, n_iter=20_000,
+                                    random_state=0).fit(X, y)
+    assert clf.components_.shape == (100, 64) and clf.linear_.coef_.shape == (10, 100)
+    assert clf.score(X, y) > 0.95
+    scores = clf.linear_.decision_function(clf.transform(X))
+    np.testing.assert_array_equal(clf.decision_function(X), scores)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
+
+
+def test_a_stream_and_the_same_rows_in_memory_give_the_same_model(digits, tmp_path):
+    X, y = digits
+    params = dict(n_components=50, gamma=0.03, lam=1e-3, n_iter=3000, block_rows=200,
+                  random_state=5)
+    whole = NystroemPegasosClassifier(**params).fit(X, y)
+    for stream in (BlockStream.from_arrays(X, y, block_rows=77),
+                   BlockStream.from_arrays((X * 16).astype(np.uint8), y, block_rows=200,
+                                           scale=1 / 16)):
+        streamed = NystroemPegasosClassifier(**params).fit(stream)
+        np.testing.assert_array_equal(streamed.components_, whole.components_)
+        np.testing.assert_allclose(streamed.linear_.coef_, whole.linear_.coef_, rtol=1e-9,
+                                   atol=1e-12)
+        assert streamed.n_rows_read_ == 600
+    same_blocks = NystroemPegasosClassifier(**params).fit(
+        BlockStream.from_arrays(X, y, block_rows=200))
+    np.testing.assert_array_equal(same_blocks.linear_.coef_, whole.linear_.coef_)
+    # LIBSVM text and its cache file: the model of the rows they hold
+    path = tmp_path / "d.svm"
+    from sklearn.datasets import dump_svmlight_file
+
+    dump_svmlight_file(X, y, str(path))
+    Xs, ys = sp.csr_matrix(X), y.astype(float)
+    in_memory = NystroemPegasosClassifier(**params).fit(Xs, ys)
+    text = NystroemPegasosClassifier(**params).fit(SVMLightStream(str(path), n_features=64))
+    convert(str(path), str(tmp_path / "d.cache"))
+    cached = NystroemPegasosClassifier(**params).fit(SVMLightStream(str(tmp_path / "d.cache")))
+    for got in (text, cached):
+        np.testing.assert_allclose(got.linear_.coef_, in_memory.linear_.coef_, rtol=1e-9,
+                                   atol=1e-12)
+
+
+def test_a_stream_larger_than_its_buffer_trains_with_a_holdout(digits):
+    X, y = load_digits(return_X_y=True)
+    clf = NystroemPegasosClassifier(n_components=100, gamma=0.02, lam=1e-4, n_iter=8000,
+                                    random_state=0)
+    clf.fit(BlockStream.from_arrays(X.astype(np.uint8), y, block_rows=100, scale=1 / 16,
+                                    dtype=np.float32, buffer_rows=400, holdout=200,
+                                    n_iter_no_change=40))
+    assert clf.components_.dtype == np.float32
+    assert clf.linear_.holdout_errors_[-1, 1] < 0.15
+    assert clf.score(X[200:] / 16, y[200:]) > 0.9
+
+
+def test_bad_input_is_named(digits):
+    X, y = digits
+    with pytest.raises(ValueError, match=r"n_components=601 is more than the 600 training rows"):
+        NystroemPegasosClassifier(n_components=601, lam=1e-3).fit(X, y)
+    with pytest.raises(ValueError, match=r"n_components=300 is more than the 200 rows of the "
+                                         r"block stream's first buffer"):
+        NystroemPegasosClassifier(n_components=300, lam=1e-3, n_iter=10).fit(
+            BlockStream.from_arrays(X, y, buffer_rows=200))
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match=r"'n_components' parameter .* must be an int in "
+                                             r"the range \[1, inf\)"):
+            NystroemPegasosClassifier(n_components=bad).fit(X, y)
+    with pytest.raises(ValueError, match=r"'landmarks' parameter"):
+        NystroemPegasosClassifier(n_components=5, landmarks="random").fit(X, y)
+    with pytest.raises(ValueError, match="A stream fit needs lam"):
+        NystroemPegasosClassifier(n_components=5, C=1.0).fit(BlockStream.from_arrays(X, y))
+    with pytest.raises(ValueError, match="A stream fit takes no y"):
+        NystroemPegasosClassifier(n_components=5, lam=1.0).fit(BlockStream.from_arrays(X, y), y)
+    y2 = y.copy()
+    y2[550] = 11
+    with pytest.raises(ValueError, match=r"the label 11, which is not among its classes"):
+        NystroemPegasosClassifier(n_components=5, lam=1e-2, n_iter=5000).fit(
+            BlockStream.from_arrays(X, y2, block_rows=50, buffer_rows=100))
+    wide = [(sp.csr_matrix(X[:300]), y[:300]), (sp.csr_matrix(np.hstack([X[300:], X[300:]])),
+                                                 y[300:])]
+    with pytest.raises(ValueError, match=r"is 128 features wide, beyond .* give the stream "
+                                         "n_features"):
+        NystroemPegasosClassifier(n_components=5, lam=1e-2, n_iter=5000).fit(
+            BlockStream(wide, buffer_rows=100))
+    clf = NystroemPegasosClassifier(n_components=5, lam=1e-2).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but NystroemPegasosClassifier is "
+                                         "expecting 64"):
+        clf.predict(X[:, :3])
+
+
+@parametrize_with_checks([NystroemPegasosClassifier(n_components=5, random_state=0)])
+def test_scikit_learn_compatible(estimator, check):
+    check(estimator)
