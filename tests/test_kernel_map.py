@@ -1,5 +1,8 @@
 """NystroemPegasosClassifier: Nystroem's map on the blocked engine, fed to linear Pegasos."""
 
+import os
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -42,7 +45,7 @@ def test_kmeans_landmarks_and_float32_rows(digits):
     X, y = digits
     clf = NystroemPegasosClassifier(n_components=30, landmarks="kmeans", gamma=0.02, lam=1e-3,
                                     random_state=0).fit(X, y)
-    assert clf.component_indices_ is None
+    assert not hasattr(clf, "component_indices_")
     assert not any(np.all(clf.components_[i] == X, axis=1).any() for i in range(30))
     np.testing.assert_allclose(clf.transform(X), nystroem_map(X, clf.components_, "rbf",
                                                               gamma=0.02), atol=1e-6)
@@ -59,10 +62,10 @@ def test_every_class_shares_the_map_and_the_model_predicts(digits):
     X, y = digits
     clf = NystroemPegasosClassifier(n_components=100, gamma=0.02, lam=1e-4, n_iter=20_000,
                                     random_state=0).fit(X, y)
-    assert clf.components_.shape == (100, 64) and clf.linear_.coef_.shape == (10, 100)
+    assert clf.components_.shape == (100, 64) and clf.coef_.shape == (10, 100)
     assert clf.score(X, y) > 0.95
-    scores = clf.linear_.decision_function(clf.transform(X))
-    np.testing.assert_array_equal(clf.decision_function(X), scores)
+    scores = clf.transform(X) @ clf.coef_.T + clf.intercept_
+    np.testing.assert_allclose(clf.decision_function(X), scores, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
 
 
@@ -76,12 +79,12 @@ def test_a_stream_and_the_same_rows_in_memory_give_the_same_model(digits, tmp_pa
                                            scale=1 / 16)):
         streamed = NystroemPegasosClassifier(**params).fit(stream)
         np.testing.assert_array_equal(streamed.components_, whole.components_)
-        np.testing.assert_allclose(streamed.linear_.coef_, whole.linear_.coef_, rtol=1e-9,
+        np.testing.assert_allclose(streamed.coef_, whole.coef_, rtol=1e-9,
                                    atol=1e-12)
         assert streamed.n_rows_read_ == 600
     same_blocks = NystroemPegasosClassifier(**params).fit(
         BlockStream.from_arrays(X, y, block_rows=200))
-    np.testing.assert_array_equal(same_blocks.linear_.coef_, whole.linear_.coef_)
+    np.testing.assert_array_equal(same_blocks.coef_, whole.coef_)
     # LIBSVM text and its cache file: the model of the rows they hold
     path = tmp_path / "d.svm"
     from sklearn.datasets import dump_svmlight_file
@@ -93,7 +96,7 @@ def test_a_stream_and_the_same_rows_in_memory_give_the_same_model(digits, tmp_pa
     convert(str(path), str(tmp_path / "d.cache"))
     cached = NystroemPegasosClassifier(**params).fit(SVMLightStream(str(tmp_path / "d.cache")))
     for got in (text, cached):
-        np.testing.assert_allclose(got.linear_.coef_, in_memory.linear_.coef_, rtol=1e-9,
+        np.testing.assert_allclose(got.coef_, in_memory.coef_, rtol=1e-9,
                                    atol=1e-12)
 
 
@@ -105,7 +108,7 @@ def test_a_stream_larger_than_its_buffer_trains_with_a_holdout(digits):
                                     dtype=np.float32, buffer_rows=400, holdout=200,
                                     n_iter_no_change=40))
     assert clf.components_.dtype == np.float32
-    assert clf.linear_.holdout_errors_[-1, 1] < 0.15
+    assert clf.holdout_errors_[-1, 1] < 0.15
     assert clf.score(X[200:] / 16, y[200:]) > 0.9
 
 
@@ -147,3 +150,90 @@ def test_bad_input_is_named(digits):
 @parametrize_with_checks([NystroemPegasosClassifier(n_components=5, random_state=0)])
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("landmarks, dtype", [("uniform", np.float64), ("kmeans", np.float32)])
+def test_a_saved_model_loads_and_predicts_the_same(digits, tmp_path, landmarks, dtype):
+    from pegasos import load_model, save_model
+
+    X, y = digits
+    clf = NystroemPegasosClassifier(n_components=40, landmarks=landmarks, lam=1e-3,
+                                    random_state=0).fit(X.astype(dtype), y)
+    save_model(clf, tmp_path / "m.model")
+    back = load_model(tmp_path / "m.model")
+    assert back.components_.dtype == dtype and back.get_params() == clf.get_params()
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(back.transform(X), clf.transform(X))
+
+
+def test_a_model_file_whose_map_does_not_fit_is_refused(digits, tmp_path):
+    import zipfile
+
+    from pegasos import save_model
+    from pegasos.model_io import ModelFileError, load_model
+
+    X, y = digits
+    clf = NystroemPegasosClassifier(n_components=20, lam=1e-3, random_state=0).fit(X, y)
+    clf.normalization_ = clf.normalization_[:, :19]
+    save_model(clf, tmp_path / "bad.model")
+    with pytest.raises(ModelFileError, match=r"normalization_ must be floating-point of shape "
+                                             r"\[20, 20\]"):
+        load_model(tmp_path / "bad.model")
+    clf.fit(X, y)
+    clf.coef_ = clf.coef_[:, :5]
+    save_model(clf, tmp_path / "bad2.model")
+    with pytest.raises(ModelFileError, match=r"coef_ must be floating-point of shape \[10, 20\]"):
+        load_model(tmp_path / "bad2.model")
+    assert zipfile.is_zipfile(tmp_path / "bad2.model")  # (an npz, never a pickle)
+
+
+def test_the_command_line_trains_predicts_and_describes_a_map(digits, tmp_path, capsys):
+    import json
+
+    from sklearn.datasets import dump_svmlight_file
+
+    from pegasos import load_model
+    from pegasos.cli import main
+
+    X, y = digits
+    train, test = str(tmp_path / "tr.svm"), str(tmp_path / "te.svm")
+    dump_svmlight_file(X[:500], y[:500], train)
+    dump_svmlight_file(X[500:], y[500:], test)
+    model = str(tmp_path / "m.model")
+    args = ["--map", "nystroem", "--components", "60", "-g", "0.03", "-l", "1e-3", "--iter",
+            "4000", "-q"]
+    assert main(["train", *args, train, model]) == 0
+    est = load_model(model)
+    ref = NystroemPegasosClassifier(n_components=60, gamma=0.03, lam=1e-3, n_iter=4000,
+                                    random_state=0).fit(*_svmlight(train))
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    capsys.readouterr()
+    assert main(["predict", test, model, str(tmp_path / "out.txt")]) == 0
+    accuracy = float(capsys.readouterr().out.split("= ")[1].split("%")[0])
+    assert accuracy > 80.0
+    assert main(["info", "--json", model]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["estimator"] == "NystroemPegasosClassifier"
+    assert info["map"]["components"] == 60 and info["map"]["gamma"] == 0.03
+    stream_model = str(tmp_path / "s.model")
+    assert main(["train", *args, "--stream", "--buffer-rows", "200", "--holdout", "100",
+                 "--cache", str(tmp_path / "tr.cache"), "--json", train, stream_model]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["holdout_error"] < 0.3 and os.path.exists(tmp_path / "tr.cache")
+    assert load_model(stream_model).n_rows_read_ == summary["rows_read"]
+    for bad, message in ((["--components", "5"], "--components and --landmarks are options "
+                                                  "of --map"),
+                         (["--map", "nystroem", "-s", "svc"], "--map needs -s pegasos"),
+                         (["--map", "nystroem", "--components", "0"],
+                          r"--components \(n_components\) must be an int in the range "
+                          r"\[1, inf\)")):
+        with pytest.raises(SystemExit):
+            main(["train", *bad, train])
+        assert re.search(message, capsys.readouterr().err)
+
+
+def _svmlight(path):
+    from pegasos import load_svmlight
+
+    X, y = load_svmlight(path)
+    return X, np.unique(y, return_inverse=True)[1]

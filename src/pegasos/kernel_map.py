@@ -44,13 +44,19 @@ from ._solvers.threads import one_blas_thread
 from .block_stream import BlockStream
 from .datasets import load_svmlight
 from .linear import PegasosClassifier
-from .stream import SVMLightStream, is_cache, load_cache, read_blocks
+from .stream import SVMLightStream, _fresh_cache, convert, is_cache, load_cache, read_blocks
 
 __all__ = ["NystroemPegasosClassifier"]
 
 #: Eigenvalues of K_mm below this are raised to it before the inverse square root
 #: (scikit-learn's Nystroem does the same).
 EIGEN_FLOOR = 1e-12
+
+#: The linear SVM's fitted attributes, kept as the estimator's own.
+LINEAR_ATTRIBUTES = ("classes_", "coef_", "intercept_", "lam_", "n_iter_", "t_",
+                     "holdout_errors_")
+#: What only a fit on a stream sets (a later fit on arrays drops them).
+STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
 
 #: The linear stage's parameters, passed on to :class:`~pegasos.PegasosClassifier`.
 LINEAR_PARAMS = ("lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight",
@@ -111,18 +117,25 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
     ----------
     components_ : ndarray of shape (n_components, n_features)
         The landmarks (dense, the rows' dtype).
-    component_indices_ : ndarray of shape (n_components,) or None
-        Their rows in the training set (of a stream: in its first buffer),
-        None for k-means centres.
+    component_indices_ : ndarray of shape (n_components,)
+        Their rows in the training set (of a stream: in its first buffer);
+        absent for k-means centres.
     normalization_ : ndarray of shape (n_components, n_components)
         ``K_mm^{-1/2}`` (float64): the map is ``K(x, components_) @
         normalization_.T``.
     gamma_ : float
         The kernel's gamma, resolved.
-    linear_ : PegasosClassifier
-        The linear SVM on the mapped rows.
+    coef_ : ndarray of shape (1, n_components) or (n_classes, n_components)
+        The linear SVM's weights on the mapped rows (one-vs-rest).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Its intercepts.
     classes_ : ndarray of shape (n_classes,)
         The labels.
+    lam_, n_iter_, t_ : float, int, int
+        The linear fit's lambda, iterations of the last fit, and step counter.
+    holdout_errors_ : ndarray of shape (n_measurements, 2)
+        A stream fit with ``holdout``: (iterations, held-out error) at each
+        measurement.
     n_features_in_ : int
         The rows' width.
     n_rows_read_ : int
@@ -212,7 +225,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         """
         if self.lam is not None and self.C is not None:
             raise ValueError("Give lam or C, not both: C sets lam = 1 / (C n).")
-        for name in ("n_rows_read_",):
+        for name in STREAM_ATTRIBUTES:
             self.__dict__.pop(name, None)
         if isinstance(X, (BlockStream, SVMLightStream)):
             if y is not None:
@@ -226,12 +239,17 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         check_memory(8 * X.shape[0] * self.n_components,
                      f"the mapped training rows ({X.shape[0]} x {self.n_components} float64; "
                      "fit from a BlockStream to map them a block at a time)")
-        self.linear_ = self._linear().fit(self._map(X, np.float64), y)
-        self.classes_ = self.linear_.classes_
-        return self
+        return self._set_linear(self._linear().fit(self._map(X, np.float64), y))
 
     def _linear(self):
         return PegasosClassifier(**{name: getattr(self, name) for name in LINEAR_PARAMS})
+
+    def _set_linear(self, linear):
+        """The linear SVM's fitted model and record, as this estimator's attributes."""
+        for name in LINEAR_ATTRIBUTES:
+            if hasattr(linear, name):
+                setattr(self, name, getattr(linear, name))
+        return self
 
     def _fit_map(self, X, what):
         """Landmarks, gamma and K_mm^{-1/2} from the rows X (validated)."""
@@ -252,7 +270,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             km = MiniBatchKMeans(n_clusters=m, n_init=1, batch_size=max(1024, 3 * m),
                                  random_state=rng.randint(np.iinfo(np.int32).max))
             Z = km.fit(X).cluster_centers_
-            self.component_indices_ = None
+            self.__dict__.pop("component_indices_", None)  # (centres, not rows)
         self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
         Z64 = np.array(self.components_, dtype=np.float64)
         K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
@@ -297,8 +315,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         stream = BlockStream(mapped, n_features=self.n_components, classes=raw.classes,
                              buffer_rows=raw.buffer_rows, holdout=holdout,
                              n_iter_no_change=raw.n_iter_no_change, name=raw.name)
-        self.linear_ = self._linear().fit(stream)
-        self.classes_ = self.linear_.classes_
+        self._set_linear(self._linear().fit(stream))
         self.n_rows_read_ = source.rows_read
         return self
 
@@ -327,7 +344,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         return out
 
     def _checked(self, X):
-        check_is_fitted(self, "linear_")
+        check_is_fitted(self, "coef_")
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
                           order="C", accept_large_sparse=True, reset=False)
         check_sparse_structure(X)
@@ -364,14 +381,15 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            As :meth:`pegasos.PegasosClassifier.decision_function`.
+            ``transform(X) @ coef_.T + intercept_`` (one column for two classes,
+            raveled), as :meth:`pegasos.PegasosClassifier.decision_function`.
         """
         X = self._checked(X)
-        parts = [self.linear_.decision_function(self._map(X[lo:lo + self.block_rows],
-                                                          np.float64))
-                 for lo in range(0, X.shape[0], self.block_rows)]
-        return np.concatenate(parts) if parts else self.linear_.decision_function(
-            np.zeros((0, self.n_components)))
+        scores = np.empty((X.shape[0], self.coef_.shape[0]))
+        for lo in range(0, X.shape[0], self.block_rows):
+            F = self._map(X[lo:lo + self.block_rows], np.float64)
+            scores[lo:lo + F.shape[0]] = F @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """The predicted labels.
@@ -416,16 +434,22 @@ def _kernel_rows(X, block, kern, dtype):
 
 def _raw_stream(stream):
     """A :class:`BlockStream` of the rows of ``stream`` as they are read: itself, or an
-    SVMLightStream's blocks (of its files, or of its cache file)."""
+    SVMLightStream's blocks: of its files, or of its cache file (a stream's ``cache``:
+    used if it holds the files and is not older, else written first, in one pass)."""
     if isinstance(stream, BlockStream):
         return stream
-    if stream.cache is not None:
-        raise ValueError("A kernel map's stream fit reads a cache file, not a stream's cache "
-                         "option: make one with `pegasos convert DATA CACHE` (or "
-                         "pegasos.stream.convert) and give its path")
     paths = stream.paths
+    cached = None
     if len(paths) == 1 and is_cache(paths[0]):
-        X_all, y_all = load_cache(paths[0])
+        cached = load_cache(paths[0])
+    elif stream.cache is not None:  # used if it holds these files, else written first
+        cached = _fresh_cache(stream.cache, paths, stream.zero_based)
+        if cached is None:
+            convert(paths, stream.cache, zero_based=stream.zero_based,
+                    block_bytes=stream.block_bytes)
+            cached = load_cache(stream.cache)
+    if cached is not None:
+        X_all, y_all = cached
 
         def blocks():
             for lo in range(0, X_all.shape[0], 1 << 14):
