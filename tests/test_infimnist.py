@@ -56,3 +56,19 @@ def test_rows_are_determined_by_their_index_whatever_the_blocks(gen):
 def test_a_bad_range_is_refused(gen):
     with pytest.raises(ValueError, match="0 <= start <= stop"):
         gen.rows(10, 5)
+
+
+def test_kernel_scale_runs_each_model_on_generated_rows(gen):
+    from benchmarks import kernel_scale
+
+    X, y = gen.rows(0, 3)
+    np.testing.assert_array_equal(kernel_scale.labels(y, "bin"),
+                                  np.where(np.isin(y, kernel_scale.ROUND), 1, -1))
+    run = dict(task="bin", rows=3000, components=100, gamma=0.02, lam=1e-4, n_iter=20_000,
+               buffer_rows=1000, passes=1)
+    Xt, yt = gen.digits[-1000:].astype(np.float32) / 255, kernel_scale.labels(
+        gen.labels[-1000:], "bin")
+    for model in ("nystroem-pegasos", "sklearn-nystroem-sgd"):
+        clf, extra = kernel_scale.MODELS[model](run, gen)
+        error = np.mean(clf.predict(Xt) != yt)
+        assert error < 0.2 and extra["rows_read"] >= 1000, (model, error)
