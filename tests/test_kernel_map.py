@@ -237,3 +237,56 @@ def _svmlight(path):
 
     X, y = load_svmlight(path)
     return X, np.unique(y, return_inverse=True)[1]
+
+
+_UNDER_A_LIMIT = """
+import resource, sys
+import numpy as np
+from pegasos import BlockStream, NystroemPegasosClassifier
+
+def blocks(n_blocks):
+    def one_pass():
+        rng = np.random.default_rng(0)
+        for _ in range(n_blocks):
+            y = rng.integers(0, 2, 8192)
+            X = rng.integers(0, 128, size=(8192, 784), dtype=np.uint8)
+            X[:, :392] += (127 * y[:, None]).astype(np.uint8)  # class 1: bright left half
+            yield X, 2 * y - 1
+    return one_pass
+
+def fit(n_blocks, n_iter):
+    clf = NystroemPegasosClassifier(50, gamma=1e-3, lam=1e-4, n_iter=n_iter, random_state=0)
+    return clf.fit(BlockStream(blocks(n_blocks), scale=1 / 255, buffer_rows=16384))
+
+fit(2, 2000)  # (compiled, threads started: what the limit is measured over)
+if sys.argv[1] == "probe":
+    print(open("/proc/self/status").read().split("VmSize:")[1].split()[0])
+    sys.exit()
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+n_blocks = int(sys.argv[2])
+clf = fit(n_blocks, 2 * 8192 * n_blocks)  # every row read (float64: 6 kB a row)
+X, y = next(blocks(1)())
+print(clf.n_rows_read_, np.mean(clf.predict(X / 255.0) == y))
+"""
+
+
+@pytest.mark.slow
+def test_a_stream_larger_than_the_address_space_limit_trains(tmp_path):
+    """The rows as float64 (what the stream converts them to) are larger than the process's
+    address space: a stream fit holds the buffer and a block, never the data."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probe = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, "probe"], capture_output=True,
+                           text=True, check=True, cwd=root)
+    limit = int(probe.stdout) * 1024 + (600 << 20)  # the process as it is, plus 600 MiB
+    n_blocks = limit // (8192 * 784 * 8) + 2
+    assert n_blocks * 8192 * 784 * 8 > limit
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, str(limit), str(n_blocks)],
+                          capture_output=True, text=True, cwd=root, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows_read, accuracy = done.stdout.split()
+    assert int(rows_read) >= 8192 * n_blocks and float(accuracy) > 0.95

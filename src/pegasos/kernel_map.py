@@ -295,7 +295,6 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             raise ValueError(f"{raw.name}: no data: the stream has no rows to train on")
         self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
                                      f"(buffer_rows={raw.buffer_rows})")
-        self._first_read = source.rows_read
         pending = [first]
 
         def mapped():  # one pass of the mapped rows: the first buffer, then the rest
