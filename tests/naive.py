@@ -550,3 +550,17 @@ def libsvm_rho(y, C, a, G, *, by_sign=False):
         return middle(yG, free, below, above)
     r = [middle(G, free & side, at_upper & side, at_lower & side) for side in (y > 0, y < 0)]
     return (r[0] - r[1]) / 2, (r[0] + r[1]) / 2
+
+
+def nystroem_map(X, Z, kernel, **params):
+    """Nystroem's features of rows X on landmarks Z: K(X, Z) @ K(Z, Z)^{-1/2}, as
+    scikit-learn's ``Nystroem`` computes them (eigenvalues raised to 1e-12), by
+    ``sklearn.metrics.pairwise_kernels`` on dense float64 copies."""
+    import scipy.sparse as sp
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    X = X.toarray() if sp.issparse(X) else X
+    X, Z = np.asarray(X, dtype=np.float64), np.asarray(Z, dtype=np.float64)
+    U, S, V = np.linalg.svd(pairwise_kernels(Z, metric=kernel, **params))
+    normalization = (U / np.sqrt(np.maximum(S, 1e-12))) @ V
+    return pairwise_kernels(X, Z, metric=kernel, **params) @ normalization.T

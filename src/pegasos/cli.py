@@ -198,6 +198,7 @@ def _train_parser(sub):
     p.add_argument("--holdout", metavar="ROWS|FILE", default=None,
                    help="--stream: stop when the error on DATA's first ROWS rows (not trained "
                         "on) or on FILE stops falling")
+    _map_arguments(p)
     p.add_argument("--keep-state", action="store_true",
                    help="linear models: also write the solver state (two numbers per training "
                    "row), so that the model continues training in Python exactly "
@@ -329,7 +330,7 @@ def _check_solver_options(args, parser):
         value = getattr(args, dest)
         given = bool(value) if dest in ("weight", "probability_estimates") else (
             value is not None and value is not False)
-        if not given or args.solver in solvers:
+        if not given or args.solver in solvers or (args.map and dest in _MAP_KERNEL_OPTIONS):
             continue
         why = _WHY_NOT.get((args.solver, option))
         if why is None and option == "-t/--kernel":
@@ -357,7 +358,7 @@ OPTIONS = {
     "tol": "-e", "nu": "-n", "kernel": "-t", "gamma": "-g", "coef0": "-r", "degree": "-d",
     "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
     "max_iter": "--iter", "cache_size": "-m", "epsilon": "-p",
-    "sampling": "--sampling",
+    "sampling": "--sampling", "n_components": "--components", "landmarks": "--landmarks",
 }
 
 
@@ -380,7 +381,11 @@ def _estimator(args, parser):
         batch_size=args.batch_size, n_iter=args.iter, n_epochs=args.epochs,
         sampling=args.sampling))
     intercept = dict(fit_intercept=bias != -1, intercept_scaling=bias if bias > 0 else 1.0)
-    if args.solver == "pegasos":
+    if args.map is None and (args.components is not None or args.landmarks is not None):
+        parser.error("--components and --landmarks are options of --map nystroem")
+    if args.map is not None:
+        est = _map_estimator(args, parser, average, class_weight, common)
+    elif args.solver == "pegasos":
         from .linear import PegasosClassifier
 
         est = PegasosClassifier(
@@ -672,6 +677,8 @@ def _train(args, parser):
     est = _estimator(args, parser)
     if streamed:
         return _train_stream(args, parser, est, model_path)
+    if args.map is not None:
+        return _train_map(args, est, model_path)
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
@@ -966,6 +973,90 @@ def _train_stream(args, parser, est, model_path):
         print(f"{args.data}: {summary['rows_read']} rows read, {summary['n_features']} "
               f"features, classes {', '.join(summary['classes'])}\n"
               f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s"
+              + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
+                 if X_test is not None else "") + f"\nmodel written to {model_path}")
+    return 0
+
+
+# --- train --map: a kernel map fed to linear Pegasos (NystroemPegasosClassifier) ---------
+
+#: The kernel options that --map takes (with -s pegasos).
+_MAP_KERNEL_OPTIONS = ("kernel", "gamma", "coef0", "degree")
+
+
+def _map_arguments(p):
+    p.add_argument("--map", choices=("nystroem",), default=None,
+                   help="-s pegasos on a kernel map: Nystroem's features on --components "
+                        "landmarks, the kernel set by -t, -g, -r, -d (with --stream, the "
+                        "landmarks and gamma come from the first buffer)")
+    p.add_argument("--components", type=int, default=None, metavar="N",
+                   help="--map: the landmarks, the map's dimension (default 1000)")
+    p.add_argument("--landmarks", choices=("uniform", "kmeans"), default=None,
+                   help="--map: training rows drawn uniformly (default) or k-means centres")
+
+
+def _map_estimator(args, parser, average, class_weight, common):
+    """``--map nystroem``: :class:`~pegasos.NystroemPegasosClassifier`."""
+    from .kernel_map import NystroemPegasosClassifier
+
+    refused = {"-s pegasos": args.solver != "pegasos", "no -e": args.tol is not None,
+               "no -v": args.cv is not None, "no --plot": args.plot is not None,
+               "no -b 1": bool(args.probability_estimates),
+               "no --sampling": args.sampling is not None,
+               "no --no-projection, -B, --unregularized-bias or --keep-state": bool(
+                   args.no_projection or args.bias is not None or args.unregularized_bias
+                   or args.keep_state)}
+    for need, missing in refused.items():
+        if missing:
+            parser.error(f"--map needs {need}")
+    common = {key: value for key, value in common.items() if key != "sampling"}
+    return NystroemPegasosClassifier(
+        lam=args.lam, C=args.cost, average=average, class_weight=class_weight,
+        **_kernel_params(args, parser), **_given(n_components=args.components,
+                                                  landmarks=args.landmarks), **common)
+
+
+def _map_summary(est):
+    """What ``info`` says of a kernel map."""
+    m, d = est.components_.shape
+    kind = "k-means centres" if not hasattr(est, "component_indices_") else "training rows"
+    return {"kind": "nystroem", "components": int(m), "landmarks": kind,
+            "kernel": est.kernel, "gamma": float(est.gamma_),
+            "dtype": str(est.components_.dtype),
+            "text": f"Nystroem, {m} landmarks ({kind}, {d} features, "
+                    f"{est.components_.dtype}), {est.kernel} kernel, gamma = {est.gamma_:.6g}"}
+
+
+def _train_map(args, est, model_path):
+    """``train --map`` in memory: map the rows a block at a time, fit, save, report."""
+    X, y = _load_rows(args.data, args.zero_based, None)
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _load_rows(args.test, args.zero_based, None, X.shape[1])
+    progress = Progress(None, args.quiet or args.json, None, None, None)
+    est.set_params(callback=progress)
+    tic = time.perf_counter()
+    try:
+        _fit_labels(est, X, y)
+    finally:
+        progress.close()
+        est.set_params(callback=None)
+    seconds = time.perf_counter() - tic
+    _save(est, model_path)
+    summary = {"data": args.data, "model": model_path, "solver": args.solver,
+               "map": _map_summary(est), "n_samples": int(X.shape[0]),
+               "n_features": int(X.shape[1]), "classes": [_label(c) for c in est.classes_],
+               "lam": est.lam_, "iterations": est.t_, "seconds": seconds,
+               "training_accuracy": _accuracy(est, X, y)}
+    if X_test is not None:
+        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
+    if args.json:
+        _print_json(summary)
+    elif not args.quiet:
+        print(f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, classes "
+              f"{', '.join(summary['classes'])}\nkernel map: {summary['map']['text']}\n"
+              f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s\n"
+              f"training accuracy = {100 * summary['training_accuracy']:.4f}%"
               + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
                  if X_test is not None else "") + f"\nmodel written to {model_path}")
     return 0
@@ -1587,6 +1678,8 @@ def _info(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
+    if hasattr(est, "components_"):  # a kernel map's
+        summary["map"] = _map_summary(est)
     summary["regularisation"] = _regularisation(est)
     if meta.get("certificate") is not None:  # checked by the loader
         summary["certificate"] = meta["certificate"]
@@ -1599,6 +1692,8 @@ def _info(args, parser):
            "no classes (regression or one-class); ") + f"{summary['n_features']} features"
           + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
              if "support_vectors" in summary else ""))
+    if "map" in summary:
+        print(f"kernel map: {summary['map']['text']}")
     print("regularisation: " + summary["regularisation"]["text"])
     print("fitted: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                  for k, v in summary["fitted"].items()))

@@ -44,6 +44,7 @@ from ._solvers.linear import (
     set_fitted,
     warn_unconverged,
 )
+from .block_stream import BlockStream
 from .datasets import load_svmlight
 from .objective import finite_gap
 from .stream import SVMLightStream
@@ -52,6 +53,11 @@ __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_b
 
 #: What only a fit on a stream sets (a later fit on arrays drops them).
 STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
+
+
+def _stream_name(stream):
+    """How errors name a stream: its first file, or a block stream's name."""
+    return stream.name if isinstance(stream, BlockStream) else stream.paths[0]
 
 
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
@@ -331,7 +337,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             Dense (C- or F-ordered, any float dtype) or sparse; CSR with int32
             or int64 indices is used without conversion.  A
             :class:`~pegasos.stream.SVMLightStream` (LIBSVM files read as a
-            stream, with their labels) trains without loading the files:
+            stream, with their labels) trains without loading the files, as a
+            :class:`~pegasos.BlockStream` (blocks of rows from any iterable) does:
             ``n_iter`` iterations drawn from a shuffle buffer (it needs ``lam``,
             not ``C``, and no ``y``).
         y : array-like of shape (n_samples,)
@@ -345,7 +352,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._more_validate_params(partial=False)
-        if isinstance(X, SVMLightStream):
+        if isinstance(X, (SVMLightStream, BlockStream)):
             return self._fit_stream(X, y, sample_weight)
         for name in STREAM_ATTRIBUTES:  # a stream fit's
             self.__dict__.pop(name, None)
@@ -386,7 +393,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         return self
 
     def _fit_stream(self, stream, y, sample_weight):
-        """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` (see its docstring)."""
+        """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` or a
+        :class:`~pegasos.BlockStream` (see their docstrings)."""
         unsupported = {"y": y is not None, "sample_weight": sample_weight is not None,
                        "C (it sets lam = 1 / (C n), and a stream's n is not known before it "
                        "is read): give lam": self.lam is None,
@@ -421,7 +429,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         else:
             buffer = source.take(stream.buffer_rows)
             if buffer is None:
-                raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
+                raise ValueError(f"{_stream_name(stream)}: no data: the stream has no rows to "
+                                 "train on")
             width, y = buffer[0].shape[1], buffer[1]
         if stream.n_features is not None:
             check_width(width, stream.n_features)
