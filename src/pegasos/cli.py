@@ -943,14 +943,7 @@ def _train_stream(args, parser, est, model_path):
         parser.error(str(exc))
     try:
         progress = Progress(None, args.quiet or args.json, None, None, None)
-        est.set_params(callback=progress)
-        tic = time.perf_counter()
-        try:
-            est.fit(stream)
-        finally:
-            progress.close()
-            est.set_params(callback=None)
-        seconds = time.perf_counter() - tic
+        seconds = _fit_with(progress, est, type(est).fit, stream)
         X_test, y_test = (None, None) if args.test is None else _load(
             args.test, args.zero_based, n_features=est.n_features_in_)
     except (DataFormatError, CacheError) as exc:
@@ -1027,6 +1020,19 @@ def _map_summary(est):
                     f"{est.components_.dtype}), {est.kernel} kernel, gamma = {est.gamma_:.6g}"}
 
 
+def _fit_with(progress, est, fit, *data):
+    """``fit(est, *data)`` with ``progress`` as the estimator's callback (closed and taken
+    off again however the fit ends); the seconds it took."""
+    est.set_params(callback=progress)
+    tic = time.perf_counter()
+    try:
+        fit(est, *data)
+    finally:
+        progress.close()
+        est.set_params(callback=None)
+    return time.perf_counter() - tic
+
+
 def _train_map(args, est, model_path):
     """``train --map`` in memory: map the rows a block at a time, fit, save, report."""
     X, y = _load_rows(args.data, args.zero_based, None)
@@ -1034,14 +1040,7 @@ def _train_map(args, est, model_path):
     if args.test:
         X_test, y_test = _load_rows(args.test, args.zero_based, None, X.shape[1])
     progress = Progress(None, args.quiet or args.json, None, None, None)
-    est.set_params(callback=progress)
-    tic = time.perf_counter()
-    try:
-        _fit_labels(est, X, y)
-    finally:
-        progress.close()
-        est.set_params(callback=None)
-    seconds = time.perf_counter() - tic
+    seconds = _fit_with(progress, est, _fit_labels, X, y)
     _save(est, model_path)
     summary = {"data": args.data, "model": model_path, "solver": args.solver,
                "map": _map_summary(est), "n_samples": int(X.shape[0]),
@@ -1081,14 +1080,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
     progress = Progress(total, args.quiet or args.json, X_test if linear or args.plot else None,
                         y_test, classes, _decision(est, X) if not linear else linear_decision,
                         pairs)
-    est.set_params(callback=progress)
-    tic = time.perf_counter()
-    try:
-        _fit_labels(est, X, y)
-    finally:
-        progress.close()
-        est.set_params(callback=None)
-    seconds = time.perf_counter() - tic
+    seconds = _fit_with(progress, est, _fit_labels, X, y)
     _save(est, model_path, args.keep_state)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
