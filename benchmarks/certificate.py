@@ -7,7 +7,7 @@ This part measures, on every linear set with the defaults a new user gets
 (C = 1, 10/lambda iterations, seed 0): the fit's time, the certificate's time
 (``duality_gap`` on the training data), their ratio, the certified relative
 gap, whether it is above 1, and the test accuracy.  The same on the features as they come and
-after ``StandardScaler`` for the bundled breast-cancer data (the README's
+after ``StandardScaler`` for the bundled breast-cancer data (the user guide's
 example of unscaled data).
 
 Usage::

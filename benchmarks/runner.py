@@ -6,7 +6,7 @@ Runs ``python -m benchmarks --quick`` (every part of :data:`benchmarks.__main__.
 in a fresh process, into a temporary folder so that no result is overwritten, and
 reads each part's seconds from the ``run.json`` it writes.  Beside them: each
 part's seconds in its last full run, from ``results/run.json`` (a full run takes
-hours on 2 cores, so this part does not repeat it).  The README's times come from
+hours on 2 cores, so this part does not repeat it).  CONTRIBUTING.md's times come from
 this table.  Not one of the runner's own parts (it runs them all).
 
 Writes ``runner.{json,md}``.

@@ -678,3 +678,17 @@ def budgeted_kernel_pegasos(X, Y, order, *, budget, strategy, gamma, lam=1.0, k=
     out = total / n_avg if n_avg else alpha
     keep = np.flatnonzero(np.any(out != 0.0, axis=1))
     return Z[keep], np.array(ids, dtype=np.int64)[keep], out[keep]
+
+
+def nystroem_map(X, Z, kernel, **params):
+    """Nystroem's features of rows X on landmarks Z: K(X, Z) @ K(Z, Z)^{-1/2}, as
+    scikit-learn's ``Nystroem`` computes them (eigenvalues raised to 1e-12), by
+    ``sklearn.metrics.pairwise_kernels`` on dense float64 copies."""
+    import scipy.sparse as sp
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    X = X.toarray() if sp.issparse(X) else X
+    X, Z = np.asarray(X, dtype=np.float64), np.asarray(Z, dtype=np.float64)
+    U, S, V = np.linalg.svd(pairwise_kernels(Z, metric=kernel, **params))
+    normalization = (U / np.sqrt(np.maximum(S, 1e-12))) @ V
+    return pairwise_kernels(X, Z, metric=kernel, **params) @ normalization.T

@@ -6,7 +6,7 @@
 The outcomes are keyed ``module::test[parameters]``.
 
 ``python -m tests.sklearn_svc_suite OUT.json`` runs scikit-learn's
-``sklearn/svm/tests/test_svm.py`` and ``test_sparse.py`` (of the installed
+``sklearn/svm/tests/test_svm.py``, ``test_sparse.py`` and ``test_bounds.py`` (of the installed
 version, unchanged, where it installed them) with a pytest plugin that replaces
 those five classes with ours before they are imported, and writes each test's outcome
 and whether it applies to them:
@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-MODULES = ("test_svm", "test_sparse")
+MODULES = ("test_svm", "test_sparse", "test_bounds")
 
 PLUGIN = '''
 import inspect

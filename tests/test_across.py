@@ -44,6 +44,8 @@ def _assert_same(memory, across):
     np.testing.assert_array_equal(memory.violation, across.violation)
     assert (memory.n_iter, memory.columns, memory.inner_steps, memory.converged) == (
         across.n_iter, across.columns, across.inner_steps, across.converged)
+    np.testing.assert_array_equal(memory.problem_steps, across.problem_steps)
+    assert memory.out_of_steps == across.out_of_steps
 
 
 @pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
@@ -74,8 +76,10 @@ def test_max_iter_stops_both_alike(digits):
     X, y = digits
     Y = np.where(y % 2 == 0, 1.0, -1.0)[:, None]
     memory, across = _solve_both(X, Y, np.full(len(y), 10.0), [800], C=10.0, gamma=0.05,
-                                 working_set_size=32, max_iter=5)
-    assert not memory.converged and memory.n_iter == 5
+                                 working_set_size=32, max_iter=50)
+    # max_iter: pair steps (SVC's), across the working sets
+    assert not memory.converged and memory.out_of_steps and memory.problem_steps[0] == 50
+    assert memory.n_iter > 1
     _assert_same(memory, across)
 
 

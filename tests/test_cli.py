@@ -285,15 +285,58 @@ def test_demo_json(dataset, capsys, tmp_path):
     assert summary["pegasos_duality_gap"] >= peg["objective"] - exact["objective"]
     assert summary["C"] == pytest.approx(1.0)
     assert png.stat().st_size > 20_000
+    assert summary["kernel"]["agreement"] == 1.0
 
 
 def test_demo_table(capsys, tmp_path, monkeypatch):
+    """The default demo (the generated set, here at smaller sizes) prints both comparisons
+    and draws its figure where it is asked to."""
+    import pegasos.demo
+
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(pegasos.demo, "SIZES", (2_000, 6_000))
+    monkeypatch.setattr(pegasos.demo, "N_TEST", 2_000)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "breast cancer" in out and "pegasos" in out and "duality-gap certificate" in out
-    assert "Fit times are of warm fits, the median of 3 after a first one" in out
-    assert (tmp_path / "pegasos_demo.png").exists()
+    assert "generated sparse rows" in out and "Pegasos' certificate on 6,000 rows" in out
+    assert "Pegasos ran the same 1,000,000 iterations" in out and "(3x) the fit time grew" in out
+    assert "SVC's model on digits (10 classes)" in out and "DualSVC" in out
+    assert (tmp_path / "pegasos_demo.png").stat().st_size > 20_000
+
+
+def test_demo_generated_json(capsys, tmp_path, monkeypatch):
+    """The generated set's numbers: every solver at every size, Pegasos' budget the same at
+    each, its certificate a bound on its objective's distance to LIBLINEAR's, the curves,
+    and DualSVC's model SVC's on digits."""
+    from sklearn.svm import LinearSVC
+
+    import pegasos.demo
+    from pegasos.objective import duality_gap
+
+    monkeypatch.setattr(pegasos.demo, "SIZES", (2_000, 6_000))
+    monkeypatch.setattr(pegasos.demo, "N_TEST", 2_000)
+    lam = 1e-4
+    assert main(["demo", "--json", "--no-plot", "--lam", str(lam)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [(r["n"], r["solver"]) for r in summary["results"]] == [
+        (n, s) for n in (2_000, 6_000) for s in ("pegasos", "liblinear", "sgd")]
+    assert summary["pegasos_iterations"] == 100_000 and summary["lam"] == lam
+    assert all(r["test_error"] < 0.3 for r in summary["results"])
+    assert {k: len(v) for k, v in summary["curves"].items()} == {
+        "pegasos": 5, "liblinear": 4, "sgd": 3}
+    X, y = pegasos.demo.generate(6_000 + 2_000, 0)
+    exact = LinearSVC(C=1 / (lam * 6_000), loss="hinge", tol=1e-8, max_iter=100_000).fit(
+        X[:6_000], y[:6_000])
+    p_star = duality_gap(X[:6_000], y[:6_000], exact.coef_.ravel(), exact.intercept_[0],
+                         lam=lam, intercept_mode="augment").primal
+    cert = summary["certificate"]
+    assert cert["dual"] <= p_star * (1 + 1e-6) and cert["gap"] >= cert["primal"] - p_star
+    kernel = summary["kernel"]
+    assert kernel["agreement"] == 1.0 and "plot" not in summary
+    svc, ours = kernel["results"]
+    assert (svc["solver"], ours["solver"]) == ("SVC", "DualSVC")
+    assert ours["support_vectors"] == svc["support_vectors"]
+    assert ours["test_accuracy"] == svc["test_accuracy"] > 0.97
 
 
 def test_demo_rejects_bad_lambda(capsys):

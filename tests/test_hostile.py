@@ -161,8 +161,8 @@ def data_file(tmp_path):
     [
         (["train", "{d}", "{tmp}/missing/m.model"], r"cannot write the model .*missing/m.model: there is no folder"),
         (["train", "{d}", "{tmp}"], r"cannot write the model .*: it is a folder"),
-        (["train", "{tmp}", "{tmp}/m.model"], r"cannot read .*: Is a directory"),
-        (["train", "{tmp}/nothing.svm"], r"cannot read .*nothing.svm: No such file or directory"),
+        (["train", "{tmp}", "{tmp}/m.model"], r".*: is a folder, not a data file"),
+        (["train", "{tmp}/nothing.svm"], r".*nothing.svm: does not exist"),
         (["train", "--plot", "{tmp}/no/p.png", "{d}", "{tmp}/m.model"], r"cannot write the plot"),
         (["predict", "{d}", "{tmp}"], r"cannot read .*: Is a directory"),
         (["predict", "{d}", "{tmp}/m.model", "{tmp}/no/out.txt"], r"cannot write the predictions"),

@@ -790,7 +790,7 @@ def test_nu_for_matches_the_svm_margin():
         (KernelPegasosClassifier(lam=1.0, C=1.0), "dense", r"Give either lam or C, not both"),
         (KernelPegasosClassifier(kernel="precomputed"), "rect", r"must be the square Gram matrix"),
         (KernelPegasosClassifier(kernel="cosine"), "dense", r"'kernel' parameter .* Got 'cosine'"),
-        (KernelPerceptron(gamma=0.0), "dense", r"'gamma' parameter"),
+        (KernelPerceptron(gamma=-1.0), "dense", r"'gamma' parameter"),
         (KernelPegasosClassifier(class_weight={-1.0: 0.0, 1.0: 0.0}), "dense",
          r"loss weights \(sample_weight times class_weight\) are all zero"),
     ],

@@ -1,4 +1,4 @@
-"""The code's shape, as the contributing rules state it (README, CONTRIBUTING)."""
+"""The code's shape, as the contributing rules state it (CONTRIBUTING.md)."""
 
 import ast
 import re
@@ -97,3 +97,32 @@ def test_the_code_cites_benchmarks_md_by_title_not_by_section_number():
     found = [str(p.relative_to(SRC)) for p in sorted(SRC.rglob("*.py"))
              if cited.search(p.read_text())]
     assert not found, f"cite BENCHMARKS.md's sections by their titles: {found}"
+
+
+def test_a_recompiled_step_replaces_only_names_its_source_reads():
+    """``_jit.recompiled`` refuses, at import, a replacement for a name that neither the
+    step nor its helpers read (a renamed operation would otherwise run the original in
+    the copy), and the two copies made at import replace names their source reads."""
+    from pegasos._numba import kernel_pegasos, sbp
+    from pegasos._numba._jit import recompiled
+    from pegasos._numba.chunk import ON_MATRIX
+
+    with pytest.raises(ValueError, match="add_column not read by sbp_blocks or its helpers"):
+        recompiled(sbp.sbp_blocks, (sbp._add_draws,), {"add_column": sbp._columns_on_matrix},
+                   "sbp_misnamed")
+    steps = (kernel_pegasos.kernel_pegasos_blocks, kernel_pegasos._violators,
+             kernel_pegasos._shrink, kernel_pegasos._step)
+    read = {n for fn in steps for n in getattr(fn, "py_func", fn).__code__.co_names}
+    assert set(ON_MATRIX._asdict()) <= read
+
+
+def test_the_code_cites_journals_that_exist():
+    """Measurements moved from BENCHMARKS.md to docs/journal/ (issue 61): every journal the
+    code or the tests cite is there."""
+    root = SRC.parent.parent
+    cited = re.compile(r"docs/journal/([\w.-]+\.md)")
+    missing = sorted({(str(p.relative_to(root)), name)
+                      for p in [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py")]
+                      for name in cited.findall(p.read_text())
+                      if not (root / "docs" / "journal" / name).is_file()})
+    assert not missing, f"cited journals that do not exist: {missing}"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_digits, load_iris, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVR, NuSVC, NuSVR, OneClassSVM
@@ -115,6 +115,39 @@ def test_nu_svc_pairs_are_the_naive_solver_nu_divided_by_r():
 
 
 @pytest.mark.parametrize("sparse", [False, True])
+def test_a_symmetric_nu_svc_problem_has_the_intercept_0_exactly(sparse):
+    """gamma = 1e6 makes the kernel matrix the identity: each pair of classes of 7 rows is
+    symmetric, LIBSVM's r+ and r- are equal and NuSVC's intercept is 0.0 -- so exactly that
+    the decision's ties fall as NuSVC's (scikit-learn's test_svc_ovr_tie_breaking).  The
+    rbf's diagonal and the start's responses were BLAS's products, 1 - 3e-8 here, and the
+    intercept 2e-9 (at 6 of these 10 seeds)."""
+    for seed in range(10):
+        X, y = make_blobs(random_state=seed, n_samples=20, n_features=2)
+        clf = DualNuSVC(gamma=1e6).fit(sp.csr_matrix(X) if sparse else X, y)
+        assert clf.intercept_[0] == 0.0, seed
+        np.testing.assert_allclose(clf.intercept_, NuSVC(gamma=1e6).fit(X, y).intercept_,
+                                   rtol=1e-7)
+        grid = np.c_[[X[:, 0].min(), X[:, 0].max(), 0.5], [X[:, 1].min(), 0.0, 1.0]]
+        scores = clf.decision_function(np.vstack([grid, X]))
+        assert not np.all(clf.predict(np.vstack([grid, X])) == np.argmax(scores, axis=1))
+
+
+def test_one_class_offset_with_every_support_vector_at_its_bound_is_libsvms():
+    """Every support vector at its bound (linear kernel, nu = 0.1 on iris: 15 at 1): LIBSVM
+    takes rho as the middle of the feasible interval; libsvm-official's rho is 510.28 (its
+    kernel values in float), and so is ours.  scikit-learn's copy gives 508.16: one of its
+    variables ends a rounding below its bound, counts as free, and rho is its gradient."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    X = load_iris().data
+    ours = DualOneClassSVM(kernel="linear", nu=0.1).fit(X)
+    theirs = svmutil.svm_train(np.zeros(len(X)).tolist(), X.tolist(), "-s 2 -t 0 -n 0.1 -q")
+    np.testing.assert_array_equal(ours.support_, np.array(theirs.get_sv_indices()) - 1)
+    assert np.all(ours.dual_coef_ == 1.0)
+    assert ours.offset_[0] == pytest.approx(theirs.rho[0], rel=1e-8)
+    assert ours.offset_[0] == pytest.approx(510.28, rel=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
 def test_models_are_scikit_learns(sparse):
     X, z = _regression(n=200, seed=5)
     Xf = sp.csr_matrix(X) if sparse else X
@@ -200,13 +233,15 @@ def test_weights_of_zero_or_less_drop_rows_and_all_of_them_is_an_error():
 
 def test_max_iter_warns_and_the_callback_reports_every_row():
     X, z = _regression(n=120)
-    with pytest.warns(ConvergenceWarning, match=r"DualSVR stopped after 1 iterations "
-                                                r"\(max_iter=1\) with a largest violation"):
+    with pytest.warns(ConvergenceWarning, match=r"DualSVR: Solver terminated early "
+                      r"\(max_iter=1\)\.  .* after 1 working sets and 1 pair steps .* with a "
+                      r"largest violation"):
         reg = DualSVR(C=100, working_set_size=8, max_iter=1).fit(X, z)
-    assert reg.fit_status_ == 1
+    assert reg.fit_status_ == 1 and reg.n_iter_ == 1
     reports = []
     reg = DualNuSVR(working_set_size=8, callback=reports.append).fit(X, z)
-    assert [r.t for r in reports][:3] == [1, 2, 4] and reports[-1].t == reg.n_iter_
+    assert [r.t for r in reports][:3] == [1, 2, 4] and reports[-1].iterations == reg.n_iter_
+    assert reg.n_iter_ > reports[-1].t  # pair steps, several per working set
     last = reports[-1]
     assert isinstance(last, Report) and last.coef.shape == (120,)
     np.testing.assert_allclose(last.coef[reg.support_], reg.dual_coef_[0])

@@ -4,6 +4,7 @@ truncated, foreign, of another version or stale; the same model from a cache."""
 
 import bz2
 import gzip
+import io
 import json
 import lzma
 import os
@@ -11,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,14 @@ from sklearn.datasets import load_svmlight_file
 from pegasos import PegasosClassifier, load_svmlight
 from pegasos.cli import main
 from pegasos.datasets import DataFormatError
-from pegasos.stream import CacheError, convert, is_cache, load_cache, read_blocks
+from pegasos.stream import (
+    CacheError,
+    SVMLightStream,
+    convert,
+    is_cache,
+    load_cache,
+    read_blocks,
+)
 
 from .conftest import SHARED_DATA
 
@@ -145,16 +154,53 @@ def test_a_width_beyond_int32_stores_int64_indices(tmp_path):
     assert X[0, 2**31 - 1] == 2.0
 
 
-def _header_edit(cache, edit):
-    data = bytearray(cache.read_bytes())
+def _header_of(data):
     start = len(b"PEGASOS-CACHE\n") + 8
     length = int.from_bytes(data[start - 8:start], "little")
-    header = json.loads(data[start:start + length])
+    return json.loads(data[start:start + length]), start, length
+
+
+def _header_edit(cache, edit, stamp=True):
+    """Edit a cache's header in place (its length kept); ``stamp``: its checksum made anew,
+    as a hostile writer would, so that the other checks are what refuse it."""
+    data = bytearray(cache.read_bytes())
+    header, start, length = _header_of(data)
     edit(header)
-    text = json.dumps(header).encode().ljust(length)
+    if stamp and isinstance(header, dict):
+        rest = {k: v for k, v in header.items() if k != "header_checksum"}
+        header["header_checksum"] = f"{zlib.crc32(json.dumps(rest).encode()):08x}"
+    text = json.dumps(header).encode()
+    if len(text) > length:  # (the same header in JSON without spaces)
+        text = json.dumps(header, separators=(",", ":")).encode()
+    text = text.ljust(length)
     assert len(text) == length
     data[start:start + length] = text
     cache.write_bytes(bytes(data))
+
+
+def restamp(cache, sizes=None):
+    """Every section's checksum (over ``sizes[name]`` bytes, default what the header's
+    counts give) and the header's made anew: a cache edited by hand, checksums and all."""
+    header, _, _ = _header_of(cache.read_bytes())
+    data = cache.read_bytes()
+    index, values = np.dtype(header["index_dtype"]), np.dtype(header["value_dtype"])
+    n, nnz = header["n_rows"], header["nnz"]
+    sizes = sizes or {"y": 8 * n, "indptr": index.itemsize * (n + 1),
+                      "indices": index.itemsize * nnz, "data": values.itemsize * nnz}
+    sums = {name: f"{zlib.crc32(data[at:at + sizes[name]]):08x}"
+            for name, at in header["offsets"].items()}
+    _header_edit(cache, lambda h: h.update(checksums=sums))
+
+
+def _edit_bytes(cache, section, skip, value, stamp=True):
+    """``value``'s bytes written into ``section``, ``skip`` bytes in (checksums made anew
+    when ``stamp``)."""
+    data = bytearray(cache.read_bytes())
+    at = _header_of(data)[0]["offsets"][section] + skip
+    data[at:at + value.nbytes] = value.tobytes()
+    cache.write_bytes(bytes(data))
+    if stamp:
+        restamp(cache)
 
 
 def test_truncated_foreign_future_and_corrupt_caches_are_refused(text_file, tmp_path):
@@ -170,17 +216,127 @@ def test_truncated_foreign_future_and_corrupt_caches_are_refused(text_file, tmp_
     cache.write_bytes(b"PK\x03\x04 not a cache")
     with pytest.raises(CacheError, match=r"is not a pegasos cache file"):
         load_cache(cache)
-    for edit, match in [(lambda h: h.update(version=2), r"has cache version 2; this pegasos "
-                                                        r"reads version 1"),
+    layout = r"its header's section offsets and size .* are not those of"
+    for edit, match in [(lambda h: h.update(version=3), r"has cache version 3; this pegasos "
+                                                        r"reads version 2"),
                         (lambda h: h.update(format="x"), r"its header is of another format"),
                         (lambda h: h.update(nnz=-1), r"its header's 'nnz' is -1"),
-                        (lambda h: h.update(nnz=99), r"its indices lie beyond the end"),
+                        (lambda h: h.update(nnz=99), layout),
                         (lambda h: h.update(value_dtype="|O"), r"dtypes '\|O'"),
-                        (lambda h: h["offsets"].update(data="x"), r"offsets are malformed")]:
+                        (lambda h: h["offsets"].update(data="x"), layout),
+                        (lambda h: h.update(n_features=1.5), r"'n_features' is 1.5"),
+                        (lambda h: h.update(index_dtype="<i8"), r"index dtype <i8 for 17 values"),
+                        (lambda h: h.update(extra=1), r"fields are not a cache's: \['extra'\]"),
+                        (lambda h: h["checksums"].update(y="XYZ"), r"checksums are malformed")]:
         cache.write_bytes(good)
         _header_edit(cache, edit)
         with pytest.raises(CacheError, match=match):
             load_cache(cache)
+
+
+def test_a_cache_of_version_1_says_to_convert_again(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    _header_edit(cache, lambda h: h.update(version=1))
+    with pytest.raises(CacheError, match=r"d.cache: has cache version 1; this pegasos reads "
+                                         r"version 2 \(run pegasos convert again"):
+        load_cache(cache)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda h: h.update(n_rows=h["n_rows"] - 1),  # a row fewer: the sections do not move
+    lambda h: h.update(value_dtype="<f4"),  # float64 values read as float32
+    lambda h: h["offsets"].update(y=h["offsets"]["y"] + 8),
+    lambda h: h["offsets"].update(data=h["offsets"]["data"] + 8),
+    lambda h: h.update(n_features=h["n_features"] - 1),
+])
+def test_a_header_that_does_not_describe_its_sections_is_refused(text_file, tmp_path, edit):
+    """The probe's silent-wrong caches (issue 62): each header field against the sections
+    and the file's size, even with every checksum made anew to match."""
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    _header_edit(cache, edit)
+    restamp(cache)
+    with pytest.raises(CacheError, match=r"d.cache: is corrupt"):
+        load_cache(cache)
+
+
+def test_a_field_given_twice_is_refused(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    data = bytearray(cache.read_bytes())
+    header, start, length = _header_of(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    twice = text.replace(b'"n_rows":4', b'"n_rows":3,"n_rows":4')
+    assert twice != text and len(twice) <= length
+    data[start:start + length] = twice.ljust(length)
+    cache.write_bytes(bytes(data))
+    with pytest.raises(CacheError, match=r"the field 'n_rows' is given twice"):
+        load_cache(cache)
+
+
+@pytest.mark.parametrize("section, skip", [("y", 0), ("y", 17), ("indptr", 4), ("indices", 0),
+                                           ("data", 9)])
+def test_one_flipped_bit_in_any_section_is_refused_by_its_checksum(text_file, tmp_path,
+                                                                   section, skip):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    good = cache.read_bytes()
+    data = bytearray(good)
+    at = _header_of(data)[0]["offsets"][section] + skip
+    data[at] ^= 0x08
+    cache.write_bytes(bytes(data))
+    with pytest.raises(CacheError, match=rf"d.cache: is corrupt: its {section} section does "
+                                         r"not match its checksum .*run pegasos convert again"):
+        load_cache(cache)
+    # the header's own checksum: a field changed without it
+    cache.write_bytes(good)
+    _header_edit(cache, lambda h: h.update(zero_based=not h["zero_based"]), stamp=False)
+    with pytest.raises(CacheError, match=r"its header does not match its checksum"):
+        load_cache(cache)
+
+
+def test_the_indptrs_end_must_be_the_header_nnz(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    header = _header_of(cache.read_bytes())[0]
+    _edit_bytes(cache, "indptr", 4 * header["n_rows"], np.int32(header["nnz"] - 1))
+    with pytest.raises(CacheError, match=r"its rows end at value 16, its header counts 17"):
+        load_cache(cache)
+
+
+@pytest.mark.parametrize("section, skip, match", [
+    ("data", 8, r"d.cache: row 1: the value nan of feature 3 is not finite"),
+    ("y", 8, r"d.cache: row 2: the label inf is not finite")])
+def test_a_non_finite_number_in_a_cache_gets_a_texts_short_message(text_file, tmp_path,
+                                                                   section, skip, match):
+    """Every path that reads a cache (load_cache, predict, train, train --stream) refuses
+    it as the text file's line would be: one short message."""
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    _edit_bytes(cache, section, skip, np.float64("nan" if section == "data" else "inf"))
+    with pytest.raises(CacheError, match=match):
+        load_cache(cache)
+    model = tmp_path / "m.model"
+    for argv in (["train", "-q", "-l", "0.1", "--iter", "20", str(cache), str(model)],
+                 ["train", "-q", "--stream", "-l", "0.1", "--iter", "20", str(cache),
+                  str(model)]):
+        result = subprocess.run([sys.executable, "-m", "pegasos", *argv], capture_output=True,
+                                text=True, cwd=tmp_path)
+        assert result.returncode == 1 and not model.exists(), result.stderr
+        assert re.fullmatch(r"pegasos: error: .*d.cache: " + match.split("d.cache: ")[1]
+                            + r" \(the cache is corrupt; run pegasos convert again\)\n",
+                            result.stderr), result.stderr
+
+
+def test_load_cache_checks_n_features_itself(text_file, tmp_path):
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    with pytest.raises(TypeError, match=r"n_features must be an integer \(or None\); got 5.5"):
+        load_cache(cache, n_features=5.5)
+    with pytest.raises(ValueError, match=r"n_features must be in \[1, 2147483648\]; got 0"):
+        load_cache(cache, n_features=0)
+    assert load_cache(cache, n_features=np.int64(20))[0].shape == (4, 20)
 
 
 def test_a_cache_older_than_its_source_is_refused(text_file, tmp_path):
@@ -775,3 +931,129 @@ def test_the_parsers_python_body_reads_the_numbers_the_compiled_one_reads():
         man = python(svmlight._significand)(np.frombuffer(digits, np.uint8), 0, len(digits))[0]
         assert man == int(digits.replace(b".", b""))
     assert python(svmlight._index)(np.frombuffer(b"123456", np.uint8), 0, 6) == 123456
+
+
+# --- issue 62: the surfaces refuse hostile input -----------------------------------
+
+
+@pytest.mark.parametrize("block_bytes", [8, 1 << 20])
+def test_a_streams_width_is_its_first_buffers_whatever_the_block(tmp_path, block_bytes):
+    """The rows after the first buffer wider than it are an error saying to give n_features,
+    whether they are in the first block or a later one."""
+    path = tmp_path / "w.svm"
+    path.write_text("1 1:1 3:1\n-1 2:1\n1 1:1\n-1 3:1\n1 5:1\n-1 2:1\n" * 3)
+    with pytest.raises(ValueError, match=r"w.svm: a row is 5 features wide, beyond the "
+                                         r"stream's n_features=3: give n_features >= 5 "
+                                         r"\(pegasos train: --n-features"):
+        PegasosClassifier(lam=0.1, n_iter=50, random_state=0).fit(
+            SVMLightStream(str(path), buffer_rows=4, block_bytes=block_bytes))
+    clf = PegasosClassifier(lam=0.1, n_iter=50, random_state=0).fit(
+        SVMLightStream(str(path), buffer_rows=4, block_bytes=block_bytes, n_features=5))
+    assert clf.n_features_in_ == 5
+
+
+@pytest.mark.parametrize("zero, width", [(False, 3), (True, 4)])
+def test_zero_based_auto_detects_as_scikit_learns_loader(tmp_path, zero, width):
+    path = tmp_path / "a.svm"
+    rows = ["1 1:1 3:2", "-1 2:1", "1 3:1", "-1 1:1"]
+    if zero:
+        rows[1] = "-1 0:1 2:1"
+    path.write_text("\n".join(rows * 4) + "\n")
+    X, y = load_svmlight_file(str(path), zero_based="auto")
+    assert X.shape[1] == width
+    for block_bytes in (7, 1 << 20):
+        got = _stacked(read_blocks(str(path), zero_based="auto", block_bytes=block_bytes))
+        _same(got[0], X)
+        clf = PegasosClassifier(lam=0.1, n_iter=20, random_state=0).fit(
+            SVMLightStream(str(path), zero_based="auto", block_bytes=block_bytes))
+        assert clf.n_features_in_ == width
+    convert(str(path), str(tmp_path / "a.cache"), zero_based="auto")
+    _same(load_cache(tmp_path / "a.cache")[0], X)
+
+
+def test_zero_based_auto_names_a_later_index_0(tmp_path):
+    path = tmp_path / "a.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 0:1\n")
+    with pytest.raises(DataFormatError, match=r"a.svm, line 3: feature index 0 .* is below 1 "
+                                              r".*zero_based='auto' read the stream as "
+                                              r"one-based .*give zero_based=True"):
+        list(read_blocks(str(path), zero_based="auto", block_bytes=6))
+    with pytest.raises(ValueError, match=r"zero_based must be True, False or 'auto'; got 'x'"):
+        SVMLightStream(str(path), zero_based="x")
+
+
+class _Recorded:
+    """A binary file whose read requests are recorded."""
+
+    def __init__(self, data):
+        self.f, self.asked = io.BytesIO(data), []
+
+    def read(self, n=-1):
+        self.asked.append(n)
+        return self.f.read(n)
+
+
+@pytest.mark.parametrize("block_bytes", [2**40, 2**62])
+def test_reads_are_bounded_whatever_the_block_size(block_bytes):
+    from pegasos.stream import _PIECE, _chunks
+
+    data = b"1 1:1\n" * 3_000_000  # 18 MB
+    f = _Recorded(data)
+    assert b"".join(_chunks(f, block_bytes)) == data
+    assert max(f.asked) <= _PIECE and len(f.asked) > 2
+
+
+def test_convert_and_a_stream_take_an_enormous_block_size(text_file, tmp_path):
+    convert(str(text_file), str(tmp_path / "d.cache"), block_bytes=2**40)
+    assert load_cache(tmp_path / "d.cache")[0].shape[0] == 4
+    blocks = list(read_blocks(str(text_file), block_bytes=2**62))
+    assert sum(X.shape[0] for X, _ in blocks) == 4
+    assert main(["convert", "-q", "--block-mb", "1048576", str(text_file),
+                 str(tmp_path / "e.cache")]) == 0
+
+
+def test_convert_float32_refuses_what_float32_cannot_hold_naming_the_line(tmp_path):
+    path = tmp_path / "big.svm"
+    path.write_text("1 1:1\n# a comment\n\n-1 2:1e30\n1 1:2 4:1e300\n-1 1:1\n")
+    cache = tmp_path / "big.cache"
+    with pytest.raises(DataFormatError, match=r"big.svm, line 5: the value 1e\+300 of feature "
+                                              r"4 is beyond the range of float32 .*3.40282e\+38"
+                                              r".*convert it as float64"):
+        convert(str(path), str(cache), dtype=np.float32, block_bytes=8)
+    assert not cache.exists()
+    result = subprocess.run([sys.executable, "-W", "error", "-m", "pegasos", "convert",
+                             "--float32", str(path), str(cache)], capture_output=True, text=True)
+    assert result.returncode == 1 and not cache.exists()
+    assert re.fullmatch(r"pegasos: error: .*big.svm, line 5: the value 1e\+300 of feature 4 is "
+                        r"beyond .*\n", result.stderr), result.stderr
+    convert(str(path), str(cache))  # float64 holds it
+    assert load_cache(cache)[0].max() == 1e300
+
+
+@pytest.mark.parametrize("what", ["missing", "folder"])
+def test_convert_blames_the_input_at_fault(text_file, tmp_path, what):
+    bad = tmp_path / "missing.svm"
+    if what == "folder":
+        bad.mkdir()
+    for call in (lambda: convert([str(text_file), str(bad)], str(tmp_path / "c.cache")),
+                 lambda: list(read_blocks(str(bad)))):
+        with pytest.raises(DataFormatError, match=r"missing.svm: " + (
+                r"does not exist" if what == "missing" else r"is a folder, not a data file")):
+            call()
+    result = subprocess.run([sys.executable, "-m", "pegasos", "convert", str(text_file),
+                             str(bad), str(tmp_path / "c.cache")], capture_output=True, text=True)
+    assert result.returncode == 1 and "c.cache" not in result.stderr
+    assert re.fullmatch(r"pegasos: error: .*missing.svm: (does not exist|is a folder, not a "
+                        r"data file)\n", result.stderr), result.stderr
+
+
+def test_a_streams_own_cache_of_version_1_is_written_again(tmp_path):
+    path, _, _ = _stream_file(tmp_path)
+    cache = tmp_path / "s.cache"
+    fit = PegasosClassifier(lam=0.01, n_iter=2000, random_state=0).fit
+    fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
+    _header_edit(cache, lambda h: h.update(version=1))
+    with pytest.raises(CacheError, match=r"has cache version 1"):
+        load_cache(cache)
+    fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
+    assert load_cache(cache)[0].shape[0] == 600

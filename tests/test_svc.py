@@ -1,17 +1,18 @@
 """DualSVC, the working-set dual solver: against its naive reference and against SVC."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.svm import SVC
+from sklearn.svm import SVC, NuSVC
 
-from pegasos import DualSVC
+from pegasos import DualNuSVC, DualSVC, load_model, save_model
 from pegasos._solvers import gram
 from pegasos._solvers import working_set as _ws
 
@@ -162,17 +163,53 @@ def test_dense_sparse_float32_give_the_same_model(dtype, sparse):
         assert clf.support_vectors_.dtype == np.float32
 
 
-@pytest.mark.parametrize("multi_class, match, iterations, problems", [
-    ("ovr", r"after 1 iterations \(max_iter=1\) .*duality gap of", 1, 3),
-    ("ovo", r"after 3 iterations \(max_iter=1 per pair of classes\) .*duality gap of", 3, 3),
+_EARLY = (r"^DualSVC: Solver terminated early \(max_iter=1\).  Consider pre-processing your "
+          r"data with StandardScaler or MinMaxScaler\. ")
+
+
+@pytest.mark.parametrize("multi_class, match, problems", [
+    ("ovr", _EARLY + r"It stopped after 1 working sets and 3 pair steps .*duality gap of .*"
+     r"Increase max_iter \(pair steps; -1", 3),
+    ("ovo", _EARLY + r"It stopped after 3 working sets and 3 pair steps .*duality gap of .*"
+     r"Increase max_iter \(pair steps per pair of classes; -1", 3),
 ])
-def test_max_iter_warns_with_the_gap(multi_class, match, iterations, problems):
+def test_max_iter_counts_pair_steps_and_warns_as_svc_with_the_gap(multi_class, match,
+                                                                  problems):
+    """max_iter is SVC's: SMO's pair steps of each problem, across its working sets."""
     X, y = _problem()
     with pytest.warns(ConvergenceWarning, match=match):
         clf = DualSVC(max_iter=1, working_set_size=4, multi_class=multi_class).fit(X, y)
     assert clf.fit_status_ == 1 and clf.n_iter_.tolist() == [1] * problems  # each problem's
-    assert iterations == (1 if multi_class == "ovr" else problems)
     assert clf.relative_gap_.shape == (problems,) and np.all(clf.relative_gap_ > 0)
+    free = DualSVC(working_set_size=4, multi_class=multi_class).fit(X, y)
+    steps = free.n_iter_  # several working sets' pair steps: a budget of some of them
+    assert free.fit_status_ == 0 and np.all(steps > 8)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=5\)"):
+        clf = DualSVC(max_iter=5, working_set_size=4, multi_class=multi_class).fit(X, y)
+    assert clf.n_iter_.tolist() == [5] * problems and clf.fit_status_ == 1
+    # the budget reached exactly is SVC's "terminated early" too (LIBSVM's loop ends there)
+    with pytest.warns(ConvergenceWarning, match="Solver terminated early"):
+        clf = DualSVC(max_iter=int(steps.max()), working_set_size=4,
+                      multi_class=multi_class).fit(X, y)
+    assert clf.fit_status_ == 1
+    np.testing.assert_array_equal(clf.n_iter_, steps)
+    np.testing.assert_array_equal(clf.dual_coef_, free.dual_coef_)
+
+
+def test_max_iter_is_svcs_on_a_problem_that_one_step_solves():
+    """SVC's own test data (scikit-learn's test_timeout): one pair step of ours solves it,
+    so max_iter=1 is reached and warns as SVC's does; max_iter=2 is not (SVC's SMO takes 3
+    steps there)."""
+    X = np.array([[-2, -1], [-1, -1], [-1, -2], [1, 1], [1, 2], [2, 1]], float)
+    y = [1, 1, 1, 2, 2, 2]
+    with pytest.warns(ConvergenceWarning, match=r"Solver terminated early \(max_iter=1\)"):
+        one = DualSVC(kernel="linear", max_iter=1).fit(X, y)
+    assert one.n_iter_.tolist() == [1] and one.fit_status_ == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        two = DualSVC(kernel="linear", max_iter=2).fit(X, y)
+    assert two.n_iter_.tolist() == [1] and two.fit_status_ == 0
+    np.testing.assert_allclose(two.dual_coef_, [[-0.25, 0.25]])
 
 
 def test_small_cache_gives_the_same_model_with_more_columns():
@@ -209,10 +246,12 @@ def test_callback_reports_iterations_1_2_4_8_and_the_last():
     reports = []
     clf = DualSVC(working_set_size=4, multi_class="ovr", callback=reports.append).fit(X, y)
     seen = sorted({r.t for r in reports})
-    n_iter = int(clf.n_iter_[0])  # (shared by the one-vs-rest problems)
-    assert clf.n_iter_.tolist() == [n_iter] * 3
-    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < n_iter] + [n_iter]
+    n_sets = seen[-1]  # (the working sets, shared by the one-vs-rest problems)
+    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128) if t < n_sets] + [n_sets]
     assert seen == expected and len(reports) == 3 * len(expected)
+    # each problem's pair steps so far, the last its n_iter_
+    assert [r.iterations for r in reports[-3:]] == clf.n_iter_.tolist()
+    assert all(a.iterations <= b.iterations for a, b in zip(reports, reports[3:]))
     last = DualSVC(working_set_size=4, multi_class="ovr").fit(X, y)
     np.testing.assert_array_equal(reports[-1].coef[last.support_], last.dual_coef_[2])
 
@@ -472,7 +511,8 @@ def test_probabilities_keep_the_fits_weights_and_refits_leave_nothing_stale():
     clf = DualSVC(probability=True, random_state=0).fit(X, y)
     assert clf.pairwise_coupling_ == 1
     clf.set_params(kernel=lambda A, B: A @ B.T, probability=False).fit(X, y)
-    assert not hasattr(clf, "probA_") and not hasattr(clf, "pairwise_coupling_")
+    assert clf.probA_.size == 0 and "probA_" not in vars(clf)  # (SVC's empty array)
+    assert not hasattr(clf, "pairwise_coupling_")
     with pytest.raises(ValueError, match="not available with a callable kernel"):
         clf.duality_gap(X, y)
     coo = DualSVC(kernel=lambda A, B: A @ B.T).fit(sp.coo_matrix(X), y)
@@ -508,9 +548,11 @@ def test_probability_folds_on_the_pairs_columns_are_the_refitted_folds(weights, 
 @pytest.mark.parametrize("layout", ["dense", "float32", "csr"])
 def test_renewed_block_is_the_gathered_block_bit_for_bit(layout):
     """The working set's block renewed from the previous one (kept variables' entries
-    copied, a kept variable's entry with a new one read from the new one's column) is
-    the block gathered whole from the kept columns: the engine's columns are symmetric
-    bit for bit, for dense and CSR rows, float64 and float32."""
+    copied, the rest read from the kept columns) is the block gathered whole from the
+    kept columns, bit for bit, for dense and CSR rows, float64 and float32, on every CPU:
+    no entry is read from the column of the other variable (the columns are symmetric
+    only where BLAS's products are: OpenBLAS' Haswell ``sgemm`` is not), so this holds
+    under ``NUMBA_CPU_NAME=haswell OPENBLAS_CORETYPE=Haswell`` too (CI's second pass)."""
     from pegasos._numba import blocks
     from pegasos._numba import kernels as kern
     from pegasos._numba import working_set as nws
@@ -601,3 +643,22 @@ def test_one_vs_one_pairs_share_one_arena_and_give_the_same_model(monkeypatch):
     np.testing.assert_array_equal(shared.dual_coef_, fresh.dual_coef_)
     np.testing.assert_array_equal(shared.intercept_, fresh.intercept_)
     np.testing.assert_array_equal(shared.support_, fresh.support_)
+
+
+@pytest.mark.parametrize("Estimator", [DualSVC, DualNuSVC])
+def test_probA_and_probB_are_empty_without_probabilities_as_svcs(Estimator, tmp_path):
+    X, y = _problem(n=60, classes=3)
+    clf = Estimator().fit(X, y)
+    theirs = (SVC if Estimator is DualSVC else NuSVC)().fit(X, y)
+    for name in ("probA_", "probB_"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # (scikit-learn 1.9 deprecates them)
+            assert getattr(clf, name).shape == getattr(theirs, name).shape == (0,)
+    assert not hasattr(clf, "predict_proba")
+    save_model(clf, tmp_path / "m.npz")  # (not saved: the file has no sigmoids)
+    assert load_model(tmp_path / "m.npz").probA_.shape == (0,)
+    with pytest.raises(NotFittedError):
+        _ = Estimator().probA_
+    fitted = Estimator(probability=True, random_state=0).fit(X, y)
+    assert fitted.probA_.shape == fitted.probB_.shape == (3,)
+    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)

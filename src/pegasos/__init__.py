@@ -16,6 +16,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 #: public name -> the module that defines it
 _EXPORTS = {
+    "BlockStream": ".block_stream",
     "DualSVC": ".svc",
     "DualSVR": ".svr",
     "DualNuSVC": ".svc",
@@ -28,6 +29,7 @@ _EXPORTS = {
     "SBPClassifier": ".sbp",
     "nu_for": ".sbp",
     "nu_from_svm": ".sbp",
+    "NystroemPegasosClassifier": ".kernel_map",
     "PegasosClassifier": ".linear",
     "Report": "._solvers.report",
     "load_svmlight": ".datasets",

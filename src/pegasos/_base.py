@@ -28,6 +28,11 @@ from ._sklearn_private import Interval, StrOptions, _check_sample_weight
 DEFAULT_C = 1.0
 #: An averaging start that is never reached (no averaging).
 NEVER = np.iinfo(np.int64).max
+#: Examples drawn per compiled call when nothing needs checking between calls (linear
+#: Pegasos' blocks, the kernel solvers' calls): large enough that Python's overhead per
+#: call vanishes (~0.3 ns per example), small enough that the index buffer (512 KiB)
+#: stays in cache (measured: 4 MiB blocks cost ~4 ns more per example on a9a).
+BLOCK_DRAWS = 1 << 16
 
 #: The largest count (iterations, examples drawn, steps) a fit may ask for:
 #: the solvers' counters are int64.

@@ -56,7 +56,7 @@ KERNELS = {k.name: k.code for k in KERNEL_TABLE}
 #: The kernel parameters' entry in the docstrings of the Perceptron and the SBP.
 _KERNEL_PARAMETERS = """    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}, default="rbf"
         As in :class:`sklearn.svm.SVC`.
-    gamma : {"scale", "auto"} or float > 0, default="scale"
+    gamma : {"scale", "auto"} or float >= 0, default="scale"
         The kernel coefficient of rbf, poly and sigmoid, resolved as ``SVC``
         resolves it (``gamma_``).
     coef0 : float, default=0.0
@@ -201,7 +201,7 @@ class _KernelModel(BaseEstimator):
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions(set(KERNELS))],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, math.inf, closed="neither")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, math.inf, closed="left")],
         "coef0": [Interval(Real, -math.inf, math.inf, closed="neither")],
         "degree": [Interval(Integral, 0, 2**31 - 1, closed="both")],  # LIBSVM's int
         "cache_size": [Interval(Real, 0, math.inf, closed="left")],

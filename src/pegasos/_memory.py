@@ -9,14 +9,19 @@ available, instead of failing with a ``MemoryError`` half-way (or being killed
 by the kernel's out-of-memory killer).
 """
 
+import bz2
+import lzma
 import os
+import zlib
+from typing import NamedTuple
 
 try:
     import resource
 except ImportError:  # not on Windows
     resource = None
 
-__all__ = ["available_memory", "check_memory", "format_bytes"]
+__all__ = ["FileFootprint", "available_memory", "check_memory", "file_footprint",
+           "format_bytes"]
 
 
 def _meminfo_available():
@@ -131,3 +136,144 @@ def check_memory(need, what):
         raise ValueError(
             f"{what} need {format_bytes(need)}, more than the {format_bytes(available)} of "
             "memory available to this process.")
+
+
+#: Uncompressed bytes of a data file's beginning that :func:`file_footprint` reads.
+SAMPLE_BYTES = 1 << 20
+
+#: Compressed bytes fed to the decompressor at a time: the sample's last piece of input
+#: counts whole, so the compression ratio is estimated to ``_FEED`` bytes of input; the
+#: sample goes on to :data:`_FED_AT_LEAST` bytes of input (a ratio within 1/64) or 16
+#: times :data:`SAMPLE_BYTES` of text, whichever comes first.
+_FEED = 1 << 10
+_FED_AT_LEAST = 64 << 10
+
+#: Compressed bytes read at most for the sample (a bzip2 block is 900 KB at most).
+_FEED_CAP = 16 << 20
+
+#: The text that an in-memory load holds while it parses (two of the reader's 16 MiB
+#: blocks: one read, one parsed).
+_PARSE_BYTES = 32 << 20
+
+
+class FileFootprint(NamedTuple):
+    """What :func:`file_footprint` measured and estimated of a LIBSVM file: its size on
+    disk, its text (``compression`` times that), its rows and stored values, the bytes a
+    load needs (``need``), and how many bytes of text the estimate read (``sampled``;
+    all of them: ``exact``)."""
+
+    path: str
+    file_bytes: int
+    text_bytes: int
+    compression: float
+    rows: int
+    values: int
+    need: int
+    sampled: int
+    exact: bool
+
+    def describe(self):
+        """The estimate in words, for a message."""
+        if self.exact:
+            where = "counted"
+        else:
+            where = f"estimated from its first {format_bytes(self.sampled)}"
+        text = format_bytes(self.text_bytes) + " of text"
+        if self.compression != 1.0:
+            text += (f", {self.compression:.3g}x its {format_bytes(self.file_bytes)} "
+                     "compressed")
+        return f"{_count(self.rows)} rows and {_count(self.values)} values, {where}; {text}"
+
+
+def _count(n):
+    return f"{n:,}" if n < 10**7 else f"{n:.3g}"
+
+
+def load_bytes(rows, values):
+    """The bytes an in-memory load of ``rows`` rows and ``values`` stored values holds at
+    its peak: the blocks' CSR arrays (8-byte values, 4-byte indices, a pointer and a label
+    per row) and their stacked copy, and the text being parsed."""
+    return 2 * (12 * values + 12 * rows) + _PARSE_BYTES
+
+
+def _decompressor(path):
+    """A decompressor for ``path``'s extension (``decompress(data)``, ``eof``,
+    ``unused_data``), or None for plain text."""
+    ext = os.path.splitext(path)[1]
+    if ext == ".gz":
+        return zlib.decompressobj(zlib.MAX_WBITS | 16)
+    if ext == ".bz2":
+        return bz2.BZ2Decompressor()
+    if ext == ".xz":
+        return lzma.LZMADecompressor()
+    return None
+
+
+def _sample(path, file_bytes):
+    """(the first :data:`SAMPLE_BYTES` or more of ``path``'s text (see :data:`_FEED`), the
+    compressed bytes read for them, whether that is the whole file)."""
+    with open(path, "rb") as f:
+        make = lambda: _decompressor(path)  # noqa: E731  (a new one per gzip member)
+        d = make()
+        if d is None:
+            text = f.read(SAMPLE_BYTES)
+            return text, len(text), len(text) == file_bytes
+        out, fed = [], 0
+        size = 0
+        while (size < SAMPLE_BYTES or (fed < _FED_AT_LEAST and size < 16 * SAMPLE_BYTES)) \
+                and fed < _FEED_CAP:
+            data = f.read(_FEED)
+            if not data:
+                return b"".join(out), fed, True
+            fed += len(data)
+            while data:
+                piece = d.decompress(data)
+                out.append(piece)
+                size += len(piece)
+                if not d.eof:
+                    break
+                data, d = d.unused_data, make()  # (concatenated members: pigz, bgzip)
+        return b"".join(out), fed, False
+
+
+def file_footprint(path):
+    """Estimate the memory that loading the LIBSVM file ``path`` takes, without parsing it.
+
+    Reads the first :data:`SAMPLE_BYTES` of its text (decompressed, for a ``.gz``,
+    ``.bz2`` or ``.xz`` file: the compression ratio is the text's bytes per compressed
+    byte read for them), counts its lines and ``index:value`` pairs, and scales both
+    to the whole file's estimated text; a cache file (``pegasos convert``) is its size.
+    A few milliseconds: the command line decides with it, before anything is parsed,
+    whether a file fits in memory (:func:`available_memory`).
+
+    Returns
+    -------
+    FileFootprint
+        ``need`` is :func:`load_bytes` of the estimated rows and values.
+    """
+    path = os.fspath(path)
+    file_bytes = os.path.getsize(path)
+    with open(path, "rb") as f:
+        head = f.read(len(CACHE_MAGIC))
+    if head == CACHE_MAGIC:  # a cache: its arrays, memory-mapped
+        return FileFootprint(path, file_bytes, file_bytes, 1.0, 0, 0, file_bytes, 0, True)
+    text, fed, whole = _sample(path, file_bytes)
+    if not whole and text:  # (cut at the last line end: whole rows only)
+        cut = text.rfind(b"\n") + 1
+        text = text[:cut] if cut else text
+    rows = text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
+    values = text.count(b":") - text.count(b"qid:")
+    compression = len(text) / fed if fed and _decompressor(path) is not None else 1.0
+    if whole:
+        text_bytes = len(text)
+    else:
+        text_bytes = int(file_bytes * compression)
+        scale = text_bytes / max(len(text), 1)
+        rows, values = int(rows * scale), int(values * scale)
+    return FileFootprint(path, file_bytes, text_bytes, compression, rows, values,
+                         load_bytes(rows, values), len(text), whole)
+
+
+#: The first bytes of a cache file (``pegasos.stream.MAGIC``, not imported: the stream
+#: module imports NumPy, and this check runs before anything is imported).
+CACHE_MAGIC = b"PEGASOS-CACHE\n"

@@ -106,7 +106,7 @@ class ProbabilityMixin:
         values, fitted by 5-fold cross-validation during ``fit``.
         """
         check_is_fitted(self)
-        if not hasattr(self, "probA_"):  # (SVC's message)
+        if "probA_" not in vars(self):  # (SVC's message; DualSVC's probA_ is then empty)
             raise NotFittedError("predict_proba is not available when fitted with "
                                  "probability=False")
         scores = np.asarray(self._probability_scores(X), dtype=np.float64)

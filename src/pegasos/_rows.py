@@ -227,13 +227,20 @@ def compact_columns(*matrices):
 def stack_rows(blocks, width=None):
     """CSR blocks of one column space (rows read a block at a time, each block as wide as
     its largest index) stacked into one CSR matrix ``width`` columns wide (by default the
-    widest block's), without copying a block to widen it.
+    widest block's), without copying a block to widen it; dense blocks, all ``width``
+    wide, into one dense array.
 
     >>> import scipy.sparse as sp
     >>> stack_rows([sp.csr_matrix([[1.0]]), sp.csr_matrix([[0.0, 2.0]])]).toarray().tolist()
     [[1.0, 0.0], [0.0, 2.0]]
     """
     width = max(B.shape[1] for B in blocks) if width is None else width
+    if all(isinstance(B, np.ndarray) for B in blocks):  # dense blocks (a BlockStream's)
+        for B in blocks:
+            if B.shape[1] != width:
+                raise ValueError(f"dense rows {B.shape[1]} features wide among rows {width} "
+                                 "wide: dense blocks must all be as wide")
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     return sp.vstack([sp.csr_matrix((B.data, B.indices, B.indptr), shape=(B.shape[0], width))
                       for B in blocks], format="csr")
 
@@ -258,8 +265,8 @@ def check_width(width, limit, where="a row of the stream"):
     """Refuse rows ``width`` features wide beyond a stream's ``limit`` (its n_features)."""
     if width > limit:
         raise ValueError(f"{where} is {width} features wide, beyond the stream's "
-                         f"n_features={limit}: give n_features >= {width} (by default, the "
-                         "width of the first buffer's rows)")
+                         f"n_features={limit}: give n_features >= {width} (pegasos train: "
+                         "--n-features; by default, the width of the first buffer's rows)")
 
 
 def column_products(X, columns, coef):

@@ -9,12 +9,10 @@ and read SVC-style attributes off its result.
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import loss_weights
@@ -25,7 +23,7 @@ from ._sklearn_private import Interval
 from ._solvers import working_set as _ws
 from ._solvers.engine import points
 from ._solvers.report import Report
-from .svc import working_set_plan
+from .svc import warn_unconverged, working_set_plan
 
 
 def row_coefficients(Y, a, dual, n):
@@ -94,10 +92,10 @@ class _SingleDual(_KernelModel):
         plan = working_set_plan(self, n_vars, rows, n)
         report, reported = None, [0]
         if self.callback is not None:
-            def report(it, columns, seconds, state, intercept):
+            def report(it, columns, seconds, state, intercept, steps):
                 reported[0] = it
                 self.callback(Report(
-                    problem=0, n_problems=1, t=it, iterations=it,
+                    problem=0, n_problems=1, t=it, iterations=int(steps[0]),
                     iterations_total=max(plan.max_iter, 0), seconds=seconds,
                     coef=row_coefficients(Y, state.a, dual, n), intercept=float(intercept[0]),
                     kernel_evals=evals + int(columns) * n))
@@ -106,7 +104,7 @@ class _SingleDual(_KernelModel):
         evals += 0 if gram is not None else int(result.columns) * n
         if report is not None and reported[0] != result.n_iter:  # the last iteration's
             report(result.n_iter, result.columns, result.seconds, result.state,
-                   result.intercept)
+                   result.intercept, result.problem_steps)
         if not (np.all(np.isfinite(result.intercept)) and (
                 result.r is None or np.all(np.isfinite(result.r)))):
             raise ValueError(
@@ -122,25 +120,22 @@ class _SingleDual(_KernelModel):
         if sp.issparse(X):  # as SVC's after a sparse fit
             self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         self.n_support_ = np.array([support.size], dtype=np.int32)
-        self.n_iter_ = int(result.n_iter)
-        self.fit_status_ = 0 if result.converged else 1
+        self.n_iter_ = int(result.problem_steps[0])
+        self.fit_status_ = 0 if result.converged and not result.out_of_steps else 1
         self.violation_ = float(result.violation[0])
         self.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
         self._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
         if self.verbose:
-            print(f"{type(self).__name__}: {result.n_iter} iterations, obj = "
+            print(f"{type(self).__name__}: {result.n_iter} working sets, {self.n_iter_} pair "
+                  f"steps, obj = "
                   f"{self.objective_:.6g}, rho = {-self.intercept_[0]:.6g}, nSV = "
                   f"{support.size}, violation = {self.violation_:.3g}", flush=True)
         self.n_kernel_columns_ = int(result.columns)
         self.n_kernel_evals_ = int(evals)
         self.shape_fit_ = X.shape
         if self.fit_status_:
-            warnings.warn(
-                f"{type(self).__name__} stopped after {result.n_iter} iterations "
-                f"(max_iter={self.max_iter}) with a largest violation of "
-                f"{self.violation_:.3g} (tol={self.tol:g}). Increase max_iter.",
-                ConvergenceWarning,
-            )
+            warn_unconverged(self, result.out_of_steps, result.n_iter,
+                             f"{self.violation_:.3g} (tol={self.tol:g})")
         return self
 
     def _decision(self, X):

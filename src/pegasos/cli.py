@@ -24,12 +24,17 @@ stderr.
 import argparse
 import contextlib
 import json
+import lzma
+import math
 import os
 import re
+import shlex
 import sys
 import time
 import warnings
+import zlib
 
+from ._memory import format_bytes
 from ._numba.codes import KERNEL_TABLE, KERNEL_TYPES
 from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 
@@ -37,7 +42,7 @@ from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
 # mistyped option answer before NumPy, scikit-learn or Numba load (measured by
 # ``python -m benchmarks.startup``); each command imports what it uses.
 
-DEMO_DATASETS = ("breast_cancer", "digits")
+DEMO_DATASETS = ("generated", "breast_cancer", "digits")
 SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc", "nu-svc", "one-class",
            "svr", "nu-svr")
 KERNEL_SOLVERS = SOLVERS[1:]
@@ -153,8 +158,8 @@ def _train_parser(sub):
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iter", type=int, metavar="T",
                         help="Pegasos iterations (default: ceil(10 / lambda); the "
-                        "perceptron: 10 passes; -s svc: working sets at most, default no "
-                        "limit)")
+                        "perceptron: 10 passes; the dual solvers (-s svc...): SMO's pair "
+                        "steps at most per problem, as SVC's max_iter, default no limit)")
     budget.add_argument("--epochs", type=float, metavar="E", help="passes over the data instead")
     p.add_argument("--sampling", choices=("uniform", "permutation", "cyclic"), default=None,
                    help="sample order (default: the solver's own; uniform for Pegasos, "
@@ -193,6 +198,7 @@ def _train_parser(sub):
     p.add_argument("--holdout", metavar="ROWS|FILE", default=None,
                    help="--stream: stop when the error on DATA's first ROWS rows (not trained "
                         "on) or on FILE stops falling")
+    _map_arguments(p)
     p.add_argument("--keep-state", action="store_true",
                    help="linear models: also write the solver state (two numbers per training "
                    "row), so that the model continues training in Python exactly "
@@ -324,7 +330,7 @@ def _check_solver_options(args, parser):
         value = getattr(args, dest)
         given = bool(value) if dest in ("weight", "probability_estimates") else (
             value is not None and value is not False)
-        if not given or args.solver in solvers:
+        if not given or args.solver in solvers or (args.map and dest in _MAP_KERNEL_OPTIONS):
             continue
         why = _WHY_NOT.get((args.solver, option))
         if why is None and option == "-t/--kernel":
@@ -352,7 +358,7 @@ OPTIONS = {
     "tol": "-e", "nu": "-n", "kernel": "-t", "gamma": "-g", "coef0": "-r", "degree": "-d",
     "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
     "max_iter": "--iter", "cache_size": "-m", "epsilon": "-p",
-    "sampling": "--sampling",
+    "sampling": "--sampling", "n_components": "--components", "landmarks": "--landmarks",
 }
 
 
@@ -375,7 +381,11 @@ def _estimator(args, parser):
         batch_size=args.batch_size, n_iter=args.iter, n_epochs=args.epochs,
         sampling=args.sampling))
     intercept = dict(fit_intercept=bias != -1, intercept_scaling=bias if bias > 0 else 1.0)
-    if args.solver == "pegasos":
+    if args.map is None and (args.components is not None or args.landmarks is not None):
+        parser.error("--components and --landmarks are options of --map nystroem")
+    if args.map is not None:
+        est = _map_estimator(args, parser, average, class_weight, common)
+    elif args.solver == "pegasos":
         from .linear import PegasosClassifier
 
         est = PegasosClassifier(
@@ -442,23 +452,25 @@ def _dual_estimator(args, kernel, class_weight):
     return DualNuSVR(random_state=args.seed, **common, **_given(nu=args.nu, C=args.cost))
 
 
-def _load_rows(path, zero_based, kernel, n_train=None):
+def _load_rows(path, zero_based, kernel, n_train=None, needed=None):
     """(X, y) of a training file (``n_train`` None) or a test file, read as :func:`_load`
     reads it; with ``kernel="precomputed"`` (-t 4), LIBSVM's precomputed format made the
     Gram matrix (:func:`_gram`)."""
     if kernel != "precomputed":
         return _load(path, zero_based, n_features=n_train)
     X, y = _load(path, True)
-    return _gram(X, path, n_train), y
+    return _gram(X, path, n_train, needed), y
 
 
-def _gram(X, path, n_train=None):
+def _gram(X, path, n_train=None, needed=None):
     """LIBSVM's precomputed-kernel rows (``-t 4``), read with zero-based indices: ``0:i``
     the row's serial number, then ``j:K(x, x_j)`` against the training rows j = 1..L.
     Training rows (``n_train`` None) must be numbered 1..n in order (their kernel values
     are the n x n Gram matrix); test rows give their values against the ``n_train``
-    training rows."""
+    training rows, at least up to the training row ``needed`` (the model's last support
+    vector's), checked before anything as wide as ``n_train`` is allocated."""
     import numpy as np
+    import scipy.sparse as sp
 
     n = X.shape[0] if n_train is None else n_train
     if n_train is None:
@@ -476,9 +488,19 @@ def _gram(X, path, n_train=None):
         # vector only: the values against later rows take no part (as in svm-predict)
         print(f"pegasos: note: {path}: kernel values beyond the model's {n} training rows are "
               "not used", file=sys.stderr)
-    X = X[:, 1:n + 1].toarray() if X.shape[1] >= n + 1 else np.hstack(
-        [X[:, 1:].toarray(), np.zeros((X.shape[0], n + 1 - X.shape[1]))])
-    return X
+    if needed is not None and X.shape[1] - 1 < needed:
+        raise _Failure(f"{path}: -t 4 (a precomputed kernel): the model's support vectors "
+                       f"include training row {needed}, but the rows give kernel values "
+                       f"against training rows 1..{X.shape[1] - 1} only; each row needs "
+                       "K(x, x_j) for every support vector's training row j (LIBSVM's format)")
+    X = X.tocsr()
+    keep = (X.indices >= 1) & (X.indices <= n)  # (the serial numbers, 0:, dropped)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
+    X = sp.csr_matrix((X.data[keep], (rows, X.indices[keep] - 1)), shape=(X.shape[0], n))
+    # dense as the training Gram matrix is, unless test rows would be far larger dense than
+    # the file's values call for (a model that claims 2**31 training rows: read sparse)
+    dense = n_train is None or X.shape[0] * n <= max(1 << 24, 4 * X.nnz)
+    return X.toarray() if dense else X
 
 
 def _load(path, zero_based, n_features=None, counted=False):
@@ -533,6 +555,7 @@ def _check_paths(outputs, inputs=()):
     """
     from ._files import same_file
 
+    inputs = _expanded(inputs)
     _check_inputs(inputs)
     for i, (path, what) in enumerate(outputs):
         _check_output(path, what)
@@ -545,6 +568,34 @@ def _check_paths(outputs, inputs=()):
                     or os.path.realpath(path) == os.path.realpath(other)):
                 raise _Failure(f"the {what} and the {other_what} would both be written to "
                                f"{path}; name two files")
+
+
+def _expanded(inputs):
+    """``inputs`` with each glob pattern (``shards/part-*.svm``) replaced by the files it
+    matches: an output is checked against each of them."""
+    import glob
+
+    out = []
+    for path, what in inputs:
+        if path is not None and glob.has_magic(path):
+            out.extend((match, what) for match in sorted(glob.glob(path)))
+        else:
+            out.append((path, what))
+    return out
+
+
+def _holdout_file(holdout):
+    """``--holdout``'s file, or None when it is a number of rows (or not given)."""
+    return None if holdout is None or _is_number(holdout) and not os.path.exists(holdout) \
+        else holdout
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_inputs(inputs):
@@ -617,11 +668,17 @@ def _train(args, parser):
         outputs.append((args.plot, "plot"))
     if args.cache:
         outputs.append((args.cache, "cache"))
-    _check_paths(outputs, [(args.data, "data file"), (args.test, "test file")])
+    _check_paths(outputs, [(args.data, "data file"), (args.test, "test file"),
+                           (_holdout_file(args.holdout), "holdout file")])
+    streamed = args.stream or any(value is not None for value in (
+        args.buffer_rows, args.n_features, args.cache, args.holdout))
+    if not streamed:  # (before anything is imported or parsed: a second at most)
+        streamed = _stream_or_refuse(args, model_path, _too_large(args.data))
     est = _estimator(args, parser)
-    if args.stream or any(value is not None for value in (
-            args.buffer_rows, args.n_features, args.cache, args.holdout)):
+    if streamed:
         return _train_stream(args, parser, est, model_path)
+    if args.map is not None:
+        return _train_map(args, est, model_path)
     if args.solver != "pegasos" and args.plot and not args.test:
         parser.error("--plot with a kernel solver draws the test error against kernel "
                      "evaluations and time: give --test FILE")
@@ -643,6 +700,68 @@ def _train(args, parser):
         X_test, y_test = _load_rows(args.test, args.zero_based, getattr(est, "kernel", None),
                                     X.shape[1])
     return _train_fit(args, est, X, y, X_test, y_test, model_path)
+
+
+def _too_large(path):
+    """(the :class:`~pegasos._memory.FileFootprint` of ``path``, the memory available) when
+    loading the file needs more memory than this process has, else None (a file that
+    cannot be read is the loader's to report)."""
+    from ._memory import available_memory, file_footprint
+
+    try:
+        footprint = file_footprint(path)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+        return None
+    available = available_memory()
+    if available is None or footprint.need <= available:
+        return None
+    return footprint, available
+
+
+def _too_large_text(found, what="loading it"):
+    """The numbers of :func:`_too_large`'s answer, for a message."""
+    footprint, available = found
+    return (f"{footprint.path}: {what} needs about {format_bytes(footprint.need)} "
+            f"({footprint.describe()}), more than the {format_bytes(available)} of memory "
+            "available to this process")
+
+
+def _stream_or_refuse(args, model_path, found):
+    """``train`` of a file too large to load (``found``: :func:`_too_large`'s answer):
+    stream it where the options allow (``-s pegasos`` with ``-l``: returns True, after a
+    note), else refuse with the numbers and the command that trains it.  Returns False
+    for a file that fits."""
+    if found is None:
+        return False
+    if args.cv is not None:
+        why = "-v (cross-validation) holds every row in memory"
+    elif args.solver != "pegasos":
+        why = f"-s {args.solver} holds its training rows in memory"
+    else:
+        why = [need for need, missing in {
+            "-l LAMBDA (C fixes lambda from the number of rows, which a stream does not know)":
+                args.lam is None,
+            "no --plot": args.plot is not None, "no -b 1": bool(args.probability_estimates),
+            "no --epochs (give --iter)": args.epochs is not None, "no -e": args.tol is not None,
+        }.items() if missing]
+        if not why:
+            _note(args, _too_large_text(found) + ": streaming it instead (as --stream)",
+                  err=True)
+            args.stream = True
+            return True
+        why = "--stream, which trains without loading it, needs " + ", ".join(why)
+    footprint = found[0]
+    lam = args.lam if args.lam is not None else 1.0 / (
+        (args.cost or 1.0) * max(footprint.rows, 1))
+    iterations = args.iter if args.iter is not None else math.ceil(10.0 / lam)
+    command = (f"pegasos train --stream -l {lam:.3g} --iter {iterations}"
+               + (f" --holdout {min(10000, max(footprint.rows // 10, 1))}"
+                  if args.cv is not None else "")
+               + f" {shlex.quote(args.data)}" + (f" {shlex.quote(model_path)}"
+                                                 if args.model else ""))
+    raise _Failure(f"{_too_large_text(found)}; {why}. A linear model trains without loading "
+                   f"it: {command}" + (" (its error on held-out rows in place of -v's)"
+                                       if args.cv is not None else ""))
 
 
 def _train_unlabelled(args, parser, est, X, y, model_path):
@@ -801,13 +920,18 @@ def _train_stream(args, parser, est, model_path):
     for name, value in (("--buffer-rows", args.buffer_rows), ("--n-features", args.n_features)):
         if value is not None and value < 1:
             parser.error(f"{name} must be >= 1; got {value}")
-    holdout = args.holdout
-    if holdout is not None and holdout.isdigit():
-        holdout = int(holdout)
-        if holdout < 1:
-            parser.error(f"--holdout must be a number of rows >= 1 or a file; got {args.holdout}")
+    holdout = _holdout_file(args.holdout)
+    if holdout is None and args.holdout is not None:  # a number of rows
+        if not (args.holdout.isdigit() and int(args.holdout) >= 1):
+            parser.error(f"--holdout must be a whole number of rows >= 1 or a file; got "
+                         f"{args.holdout}")
+        holdout = int(args.holdout)
     elif holdout is not None:
-        _check_paths([], [(holdout, "holdout file")])
+        if not os.path.exists(holdout):
+            raise _Failure(f"{holdout}: does not exist (--holdout takes a number of rows or "
+                           "a file)")
+        if os.path.isdir(holdout):
+            raise _Failure(f"{holdout}: is a folder, not a data file (--holdout)")
     try:
         stream = SVMLightStream(args.data, zero_based=args.zero_based,
                                 n_features=args.n_features,
@@ -819,14 +943,7 @@ def _train_stream(args, parser, est, model_path):
         parser.error(str(exc))
     try:
         progress = Progress(None, args.quiet or args.json, None, None, None)
-        est.set_params(callback=progress)
-        tic = time.perf_counter()
-        try:
-            est.fit(stream)
-        finally:
-            progress.close()
-            est.set_params(callback=None)
-        seconds = time.perf_counter() - tic
+        seconds = _fit_with(progress, est, type(est).fit, stream)
         X_test, y_test = (None, None) if args.test is None else _load(
             args.test, args.zero_based, n_features=est.n_features_in_)
     except (DataFormatError, CacheError) as exc:
@@ -854,6 +971,96 @@ def _train_stream(args, parser, est, model_path):
     return 0
 
 
+# --- train --map: a kernel map fed to linear Pegasos (NystroemPegasosClassifier) ---------
+
+#: The kernel options that --map takes (with -s pegasos).
+_MAP_KERNEL_OPTIONS = ("kernel", "gamma", "coef0", "degree")
+
+
+def _map_arguments(p):
+    p.add_argument("--map", choices=("nystroem",), default=None,
+                   help="-s pegasos on a kernel map: Nystroem's features on --components "
+                        "landmarks, the kernel set by -t, -g, -r, -d (with --stream, the "
+                        "landmarks and gamma come from the first buffer)")
+    p.add_argument("--components", type=int, default=None, metavar="N",
+                   help="--map: the landmarks, the map's dimension (default 1000)")
+    p.add_argument("--landmarks", choices=("uniform", "kmeans"), default=None,
+                   help="--map: training rows drawn uniformly (default) or k-means centres")
+
+
+def _map_estimator(args, parser, average, class_weight, common):
+    """``--map nystroem``: :class:`~pegasos.NystroemPegasosClassifier`."""
+    from .kernel_map import NystroemPegasosClassifier
+
+    refused = {"-s pegasos": args.solver != "pegasos", "no -e": args.tol is not None,
+               "no -v": args.cv is not None, "no --plot": args.plot is not None,
+               "no -b 1": bool(args.probability_estimates),
+               "no --sampling": args.sampling is not None,
+               "no --no-projection, -B, --unregularized-bias or --keep-state": bool(
+                   args.no_projection or args.bias is not None or args.unregularized_bias
+                   or args.keep_state)}
+    for need, missing in refused.items():
+        if missing:
+            parser.error(f"--map needs {need}")
+    common = {key: value for key, value in common.items() if key != "sampling"}
+    return NystroemPegasosClassifier(
+        lam=args.lam, C=args.cost, average=average, class_weight=class_weight,
+        **_kernel_params(args, parser), **_given(n_components=args.components,
+                                                  landmarks=args.landmarks), **common)
+
+
+def _map_summary(est):
+    """What ``info`` says of a kernel map."""
+    m, d = est.components_.shape
+    kind = "k-means centres" if not hasattr(est, "component_indices_") else "training rows"
+    return {"kind": "nystroem", "components": int(m), "landmarks": kind,
+            "kernel": est.kernel, "gamma": float(est.gamma_),
+            "dtype": str(est.components_.dtype),
+            "text": f"Nystroem, {m} landmarks ({kind}, {d} features, "
+                    f"{est.components_.dtype}), {est.kernel} kernel, gamma = {est.gamma_:.6g}"}
+
+
+def _fit_with(progress, est, fit, *data):
+    """``fit(est, *data)`` with ``progress`` as the estimator's callback (closed and taken
+    off again however the fit ends); the seconds it took."""
+    est.set_params(callback=progress)
+    tic = time.perf_counter()
+    try:
+        fit(est, *data)
+    finally:
+        progress.close()
+        est.set_params(callback=None)
+    return time.perf_counter() - tic
+
+
+def _train_map(args, est, model_path):
+    """``train --map`` in memory: map the rows a block at a time, fit, save, report."""
+    X, y = _load_rows(args.data, args.zero_based, None)
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _load_rows(args.test, args.zero_based, None, X.shape[1])
+    progress = Progress(None, args.quiet or args.json, None, None, None)
+    seconds = _fit_with(progress, est, _fit_labels, X, y)
+    _save(est, model_path)
+    summary = {"data": args.data, "model": model_path, "solver": args.solver,
+               "map": _map_summary(est), "n_samples": int(X.shape[0]),
+               "n_features": int(X.shape[1]), "classes": [_label(c) for c in est.classes_],
+               "lam": est.lam_, "iterations": est.t_, "seconds": seconds,
+               "training_accuracy": _accuracy(est, X, y)}
+    if X_test is not None:
+        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
+    if args.json:
+        _print_json(summary)
+    elif not args.quiet:
+        print(f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, classes "
+              f"{', '.join(summary['classes'])}\nkernel map: {summary['map']['text']}\n"
+              f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s\n"
+              f"training accuracy = {100 * summary['training_accuracy']:.4f}%"
+              + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
+                 if X_test is not None else "") + f"\nmodel written to {model_path}")
+    return 0
+
+
 def _train_fit(args, est, X, y, X_test, y_test, model_path):
     """Fit with a progress bar (recording the test error for --test/--plot), save, report."""
     import numpy as np
@@ -873,14 +1080,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
     progress = Progress(total, args.quiet or args.json, X_test if linear or args.plot else None,
                         y_test, classes, _decision(est, X) if not linear else linear_decision,
                         pairs)
-    est.set_params(callback=progress)
-    tic = time.perf_counter()
-    try:
-        _fit_labels(est, X, y)
-    finally:
-        progress.close()
-        est.set_params(callback=None)
-    seconds = time.perf_counter() - tic
+    seconds = _fit_with(progress, est, _fit_labels, X, y)
     _save(est, model_path, args.keep_state)
     summary = {
         "data": args.data, "model": model_path, "solver": args.solver,
@@ -1116,41 +1316,112 @@ def _predict_parser(sub):
 def _predict(args, parser):
     import numpy as np
 
-
     inputs = [(args.data, "data file"), (args.model, "model")]
     _check_paths([(args.output, "predictions")] if args.output else [], inputs)
     est = _load_model(args.model)
+    _check_predict_options(args, parser, est)
     if getattr(est, "kernel", None) == "precomputed":  # LIBSVM's -t 4 rows: K(x, training rows)
-        (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_), 0
+        (X, y), ignored = _load_rows(args.data, True, "precomputed", est.n_features_in_,
+                                     int(est.support_.max(initial=0)) + 1), 0
+        parts = [(X, y, ignored)]
+    elif (found := _too_large(args.data)) is not None:  # (a row's prediction is its own)
+        _note(args, _too_large_text(found) + ": predicting it a block of rows at a time",
+              err=True)
+        parts = _blocks_of(args.data, args.zero_based, est.n_features_in_)
     else:
-        X, y, ignored = _load(args.data, args.zero_based, n_features=est.n_features_in_,
-                              counted=True)
+        parts = [_load(args.data, args.zero_based, n_features=est.n_features_in_,
+                       counted=True)]
+    lines, ys, predictions, ignored = [], [], [], 0
+    for X, y, dropped in parts:
+        text, predicted = _predict_rows(args, est, X)
+        lines.append(text)
+        ys.append(y)
+        predictions.append(predicted)
+        ignored += dropped
     if ignored and not (args.quiet or args.json):
         print(f"pegasos: note: {ignored} values of features beyond the model's "
               f"{est.n_features_in_} were ignored", file=sys.stderr)
+    y, predicted = np.concatenate(ys), np.concatenate(predictions)
+    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y))}
+    if hasattr(est, "classes_"):
+        correct = int(np.sum(predicted == y))
+        summary.update(correct=correct, accuracy=correct / len(y),
+                       ignored_feature_values=ignored,
+                       **_binary_metrics(est.classes_, y, predicted))
+        text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
+    else:
+        text = _unlabelled_summary(args, est, y, predicted, summary)
+    return _write_predictions(args, "".join(lines), summary, text)
+
+
+def _blocks_of(path, zero_based, n_features):
+    """(X, y, values ignored beyond ``n_features``) of each block of rows of the file
+    ``path`` (:func:`~pegasos.stream.read_blocks`), as wide as the model's
+    ``n_features``: what :func:`_load` gives of a whole file, a block at a time."""
+    from .datasets import DataFormatError
+    from .stream import read_blocks
+
+    try:
+        for X, y in read_blocks(path, zero_based=zero_based):
+            ignored = 0
+            if X.shape[1] > n_features:
+                ignored = int((X.indices >= n_features).sum())
+                X = X[:, :n_features].tocsr()
+            elif X.shape[1] < n_features:  # (the same arrays, wider)
+                X = type(X)((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features),
+                            copy=False)
+            yield X, y, ignored
+    except DataFormatError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot read {path}: {_reason(exc)}") from exc
+
+
+def _check_predict_options(args, parser, est):
+    """Refuse, before the data are read, options the model cannot answer."""
+    from sklearn.base import is_regressor
+
     if args.probability_estimates and args.decision_values:
         parser.error("-b 1 and --decision-values each write their own columns; choose one")
-    if not hasattr(est, "classes_"):  # a regression or one-class model
-        return _predict_unlabelled(args, parser, est, X, y)
-    if args.probability_estimates:
-        if not getattr(est, "probability", False) or not hasattr(est, "probA_"):
+    if hasattr(est, "classes_"):
+        if args.probability_estimates and (not getattr(est, "probability", False)
+                                           or "probA_" not in vars(est)):
             raise _Failure(f"{args.model} has no probability estimates; train it with -b 1")
-        proba = est.predict_proba(X)
-        predicted = est.classes_[np.argmax(proba, axis=1)]
-        lines = _decision_lines(est.classes_, predicted, proba, per_class=True)
-    elif args.decision_values:
-        scores = est.decision_function(X)
+        return
+    regression = is_regressor(est)
+    if args.probability_estimates and not regression:
+        raise _Failure(f"{args.model} is a one-class model: -b 1 (probability estimates) is "
+                       "for classifiers and regressions")
+    if args.probability_estimates and not hasattr(est, "probA_"):
+        raise _Failure(f"{args.model} has no probability model; train it with -b 1")
+    if regression and args.decision_values:
+        parser.error(f"{args.model} is a regression model: its prediction is its decision "
+                     "value (--decision-values is for classifiers and one-class models)")
+
+
+def _predict_rows(args, est, X):
+    """(the prediction lines, the predictions) of the rows X: a classifier's labels (with
+    -b 1 its probabilities, with --decision-values its decision values, in LIBSVM's
+    layout), a regression's values (svm-predict's ``%.17g``), a one-class model's +1 or
+    -1 (with --decision-values, and the decision values)."""
+    import numpy as np
+    from sklearn.base import is_regressor
+
+    if hasattr(est, "classes_"):
+        if args.probability_estimates:
+            proba = est.predict_proba(X)
+            predicted = est.classes_[np.argmax(proba, axis=1)]
+            return _decision_lines(est.classes_, predicted, proba, per_class=True), predicted
         predicted = est.predict(X)
-        lines = _decision_lines(est.classes_, predicted, scores)
-    else:
-        predicted = est.predict(X)
-        lines = "".join(_label(v) + "\n" for v in predicted)
-    correct = int(np.sum(predicted == y))
-    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y)),
-               "correct": correct, "accuracy": correct / len(y),
-               "ignored_feature_values": ignored, **_binary_metrics(est.classes_, y, predicted)}
-    return _write_predictions(args, lines, summary,
-                              f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})")
+        if args.decision_values:
+            return _decision_lines(est.classes_, predicted, est.decision_function(X)), predicted
+        return "".join(_label(v) + "\n" for v in predicted), predicted
+    predicted = est.predict(X)
+    if is_regressor(est):
+        return "".join(f"{v:.17g}\n" for v in predicted), predicted
+    if args.decision_values:
+        return _decision_lines(np.array([-1, 1]), predicted, est.decision_function(X)), predicted
+    return "".join(f"{v:d}\n" for v in predicted), predicted
 
 
 def _write_predictions(args, lines, summary, text):
@@ -1175,27 +1446,14 @@ def _write_predictions(args, lines, summary, text):
     return 0
 
 
-def _predict_unlabelled(args, parser, est, X, y):
-    """``predict`` with a regression model (one value per line, as svm-predict's ``%.17g``,
-    and its mean squared error and squared correlation) or a one-class model (+1 or -1,
-    and the accuracy against the file's labels)."""
+def _unlabelled_summary(args, est, y, predicted, summary):
+    """A regression's (its mean squared error and squared correlation, and with -b 1 its
+    Laplace scale) or a one-class model's (the share predicted +1, and the accuracy
+    against the file's labels) summary, added to ``summary``; returns its text."""
     import numpy as np
     from sklearn.base import is_regressor
 
-
-    regression = is_regressor(est)
-    if args.probability_estimates and not regression:
-        raise _Failure(f"{args.model} is a one-class model: -b 1 (probability estimates) is "
-                       "for classifiers and regressions")
-    if args.probability_estimates and not hasattr(est, "probA_"):
-        raise _Failure(f"{args.model} has no probability model; train it with -b 1")
-    if regression and args.decision_values:
-        parser.error(f"{args.model} is a regression model: its prediction is its decision "
-                     "value (--decision-values is for classifiers and one-class models)")
-    summary = {"data": args.data, "model": args.model, "n_samples": int(len(y))}
-    if regression:
-        predicted = est.predict(X)
-        lines = "".join(f"{v:.17g}\n" for v in predicted)
+    if is_regressor(est):
         summary.update(_regression_metrics(y, predicted))
         text = (f"Mean squared error = {summary['mean_squared_error']:g} (regression)\n"
                 f"Squared correlation coefficient = {summary['squared_correlation']:g} "
@@ -1203,17 +1461,11 @@ def _predict_unlabelled(args, parser, est, X, y):
         if args.probability_estimates:  # (the predictions are the same: svm-predict's -b 1)
             summary["laplace_scale"] = float(est.probA_[0])
             text = _laplace_text(summary["laplace_scale"]) + "\n" + text
-    else:
-        predicted = est.predict(X)
-        if args.decision_values:
-            lines = _decision_lines(np.array([-1, 1]), predicted, est.decision_function(X))
-        else:
-            lines = "".join(f"{v:d}\n" for v in predicted)
-        correct = int(np.sum(predicted == y))
-        summary.update(correct=correct, accuracy=correct / len(y),
-                       inliers=float(np.mean(predicted == 1)))
-        text = f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
-    return _write_predictions(args, lines, summary, text)
+        return text
+    correct = int(np.sum(predicted == y))
+    summary.update(correct=correct, accuracy=correct / len(y),
+                   inliers=float(np.mean(predicted == 1)))
+    return f"Accuracy = {100 * summary['accuracy']:.4f}% ({correct}/{len(y)})"
 
 
 def _decision_lines(classes, predicted, scores, per_class=False):
@@ -1328,7 +1580,7 @@ def _convert(args, parser):
     *sources, cache = args.paths
     if not 0 < args.block_mb <= 1 << 20:
         parser.error(f"--block-mb must be in (0, 1048576]; got {args.block_mb}")
-    _check_paths([(cache, "cache")], [(p, "data file") for p in sources if "*" not in p])
+    _check_paths([(cache, "cache")], [(p, "data file") for p in sources])
     try:
         header = convert(sources, cache, zero_based=args.zero_based,
                          dtype=np.float32 if args.float32 else np.float64,
@@ -1384,7 +1636,8 @@ def _first_word(path):
     solver_type), or "" when it cannot be read."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline(256).split(" ", 1)[0].strip()
+            words = f.read(4096).split(None, 1)  # (any whitespace before and after it,
+            return words[0] if words else ""  # blank lines: svm-predict reads words)
     except OSError:
         return ""
 
@@ -1417,6 +1670,8 @@ def _info(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
+    if hasattr(est, "components_"):  # a kernel map's
+        summary["map"] = _map_summary(est)
     summary["regularisation"] = _regularisation(est)
     if meta.get("certificate") is not None:  # checked by the loader
         summary["certificate"] = meta["certificate"]
@@ -1429,6 +1684,8 @@ def _info(args, parser):
            "no classes (regression or one-class); ") + f"{summary['n_features']} features"
           + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
              if "support_vectors" in summary else ""))
+    if "map" in summary:
+        print(f"kernel map: {summary['map']['text']}")
     print("regularisation: " + summary["regularisation"]["text"])
     print("fitted: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                  for k, v in summary["fitted"].items()))
@@ -1649,13 +1906,20 @@ def _compile_notice(quiet):
 
 def _demo_parser(sub):
     p = sub.add_parser(
-        "demo", help="train on a bundled data set and compare with LIBLINEAR and SGDClassifier"
+        "demo", help="what the library is for, in about half a minute: Pegasos against "
+        "LIBLINEAR and SGDClassifier as the rows grow, DualSVC against SVC on digits"
     )
-    p.add_argument("--dataset", choices=DEMO_DATASETS, default="breast_cancer")
-    p.add_argument("--lam", type=float, default=None, help="lambda (default: 1/n, i.e. C=1)")
+    p.add_argument("--dataset", choices=DEMO_DATASETS, default="generated",
+                   help="the linear comparison's data: a generated sparse set at 25,000 to "
+                   "200,000 rows (default), or a bundled set")
+    p.add_argument("--lam", type=float, default=None,
+                   help="lambda of the linear comparison (default: 1e-5 on the generated "
+                   "set; 1/n, i.e. C=1, on a bundled set)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", metavar="FILE", default="pegasos_demo.png",
-                   help="where to draw Pegasos' training curves (default: pegasos_demo.png)")
+                   help="where to draw the figure: test error against time and fit time "
+                   "against rows, or Pegasos' training curves on a bundled set "
+                   "(default: pegasos_demo.png)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead")
     return p
@@ -1684,6 +1948,7 @@ def _print_json(summary, out=None):
 
 
 def _note(args, text, err=False):
+    """A note for the user (``pegasos: TEXT``), unless ``-q``."""
     if not getattr(args, "quiet", False):
         print(f"pegasos: {text}", file=sys.stderr if err else sys.stdout)
 

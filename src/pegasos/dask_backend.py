@@ -40,33 +40,38 @@ The files must be readable at the same paths on every worker.
 Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 """
 
-import contextlib
-import inspect
 import math
 import os
-import re
 from dataclasses import replace
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import binary_targets, budget, check_finite_fit, check_finite_weights, check_two_classes
+from ._dask import (
+    CLUSTER_CONSTRAINTS,
+    ParallelPostFit,
+    checked_rows,
+    dask_labels,
+    dask_rows,
+    fit_client,
+    is_dask,
+    to_workers,
+    with_local_parameters,
+)
 from ._memory import check_memory
 from ._rows import as_rows, stack_rows
-from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
+from ._sklearn_private import StrOptions, _fit_context
 from ._solvers import linear as _solver
 from ._solvers.linear import PegasosState
 from ._solvers.report import Report
 from .datasets import DataFormatError
 from .linear import STREAM_ATTRIBUTES, PegasosClassifier
-from .stream import SVMLightStream
+from .stream import SVMLightStream, is_cache, load_cache, read_blocks
 
 __all__ = ["DaskPegasosClassifier"]
-
-
-def _is_dask(X):
-    return type(X).__module__.startswith("dask.")
 
 
 # --- tasks that run on the workers (module level: picklable) ---------------
@@ -129,8 +134,6 @@ def _add(a, b):
 
 
 def _prepare(X):
-    import scipy.sparse as sp
-
     if sp.issparse(X):
         return sp.csr_matrix(X, dtype=np.float64)
     return np.ascontiguousarray(X, dtype=np.float64)
@@ -161,21 +164,8 @@ _BATCH_SIZE = """    batch_size : int, default=1
 """
 
 
-def _with_pegasos_parameters(cls):
-    """Put :class:`~pegasos.PegasosClassifier`'s parameter entries, in its order (the
-    signature's), in place of the marker; ``batch_size``'s is :data:`_BATCH_SIZE`."""
-    base = PegasosClassifier.__doc__
-    start = base.index("    Parameters\n    ----------\n") + len("    Parameters\n    ----------\n")
-    entries = base[start:base.index("\n    Attributes\n")].rstrip("\n") + "\n"
-    first = entries.index("    batch_size : ")
-    after = re.search(r"^    \w+ : ", entries[first + 1:], flags=re.M).start() + first + 1
-    entries = entries[:first] + _BATCH_SIZE + entries[after:]
-    cls.__doc__ = cls.__doc__.replace("    __PEGASOS_PARAMETERS__\n", entries)
-    return cls
-
-
-@_with_pegasos_parameters
-class DaskPegasosClassifier(PegasosClassifier):
+@with_local_parameters({"batch_size": _BATCH_SIZE})
+class DaskPegasosClassifier(ParallelPostFit, PegasosClassifier):
     """:class:`~pegasos.PegasosClassifier` across a Dask cluster: dask arrays or LIBSVM shards.
 
     With NumPy/SciPy input (and in :meth:`partial_fit`, which is what
@@ -193,7 +183,7 @@ class DaskPegasosClassifier(PegasosClassifier):
 
     Parameters
     ----------
-    __PEGASOS_PARAMETERS__
+    __LOCAL_PARAMETERS__
     mode : {"average", "minibatch"}, default="average"
         One round of local Pegasos per epoch with model averaging
         (``n_epochs`` rounds; default: 10/lambda examples' worth of epochs),
@@ -225,9 +215,10 @@ class DaskPegasosClassifier(PegasosClassifier):
 
     Notes
     -----
-    :meth:`predict` and :meth:`decision_function` given a dask array return
-    dask arrays, computed chunk by chunk where the data lives (as dask-ml's
-    ``ParallelPostFit``).
+    :meth:`predict`, :meth:`decision_function` and (with ``probability=True``,
+    after a fit on in-memory data) :meth:`predict_proba` given a dask array
+    return dask arrays, computed chunk by chunk where the data lives (as
+    dask-ml's ``ParallelPostFit``).
 
     Examples
     --------
@@ -249,22 +240,29 @@ class DaskPegasosClassifier(PegasosClassifier):
     _parameter_constraints: dict = {
         **PegasosClassifier._parameter_constraints,
         "mode": [StrOptions({"minibatch", "average"})],
-        "scheduler": [str, HasMethods(["submit", "gather", "scatter"]), None],
-        "n_workers": [Interval(Integral, 1, None, closed="left")],
+        **CLUSTER_CONSTRAINTS,
     }
 
-    def __init__(self, lam=None, *, mode="average", scheduler=None, n_workers=2, **params):
-        super().__init__(lam, **params)
+    #: The in-memory estimator whose model it fits (:class:`~pegasos._dask.ParallelPostFit`).
+    _local_class = PegasosClassifier
+
+    def __init__(
+        self, lam=None, *, C=None, n_iter=None, n_epochs=None, batch_size=1, sampling="uniform",
+        projection=True, average=0.5, fit_intercept=True, intercept_mode="augment",
+        intercept_scaling=1.0, init="zero", tol=None, check_every=2.0, class_weight=None,
+        random_state=None, warm_start=False, track_objective=False, n_jobs=None, verbose=0,
+        callback=None, probability=False, mode="average", scheduler=None, n_workers=2,
+    ):
+        super().__init__(
+            lam, C=C, n_iter=n_iter, n_epochs=n_epochs, batch_size=batch_size, sampling=sampling,
+            projection=projection, average=average, fit_intercept=fit_intercept,
+            intercept_mode=intercept_mode, intercept_scaling=intercept_scaling, init=init,
+            tol=tol, check_every=check_every, class_weight=class_weight,
+            random_state=random_state, warm_start=warm_start, track_objective=track_objective,
+            n_jobs=n_jobs, verbose=verbose, callback=callback, probability=probability)
         self.mode = mode
         self.scheduler = scheduler
         self.n_workers = n_workers
-
-    # scikit-learn reads the parameters from the signature: PegasosClassifier's and these three
-    __init__.__signature__ = inspect.signature(PegasosClassifier.__init__).replace(parameters=[
-        *inspect.signature(PegasosClassifier.__init__).parameters.values(),
-        *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-          for name, default in (("mode", "average"), ("scheduler", None), ("n_workers", 2))),
-    ])
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -295,20 +293,20 @@ or SVMLightStream
         """
         if isinstance(X, SVMLightStream):
             return self._fit_shards(X, y, sample_weight)
-        if not (_is_dask(X) or _is_dask(y)):
+        if not (is_dask(X) or is_dask(y)):
             return super().fit(X, y, sample_weight=sample_weight)
         self._refuse_unsupported(sample_weight, "dask input")
         X, y = _check_dask_input(X, y)
         for name in STREAM_ATTRIBUTES:  # a fit on shards'
             self.__dict__.pop(name, None)
-        with _client(self.scheduler, self.n_workers) as client:
+        with fit_client(self.scheduler, self.n_workers) as client:
             return self._fit_distributed(client, self._dask_parts(client, X, y))
 
     def _fit_shards(self, stream, y, sample_weight):
         """:meth:`fit` on the shards of an :class:`~pegasos.stream.SVMLightStream`."""
         self._refuse_unsupported(sample_weight, "an SVMLightStream on Dask")
         _check_stream(stream, y)
-        with _client(self.scheduler, self.n_workers) as client:
+        with fit_client(self.scheduler, self.n_workers) as client:
             parts = self._shard_parts(client, stream)
             self._fit_distributed(client, parts)
         for name in STREAM_ATTRIBUTES:
@@ -333,49 +331,13 @@ or SVMLightStream
             if used:
                 raise ValueError(f"{name} is not supported with {source} (use in-memory data).")
 
-    def decision_function(self, X):
-        """Decision values; a dask array, computed chunk by chunk, for a dask array X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            The rows to score.
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
-            As :meth:`PegasosClassifier.decision_function`.
-        """
-        if not _is_dask(X):
-            return super().decision_function(X)
-        k = len(self.classes_)
-        return _chunkwise(X, PegasosClassifier.decision_function.__get__(self), np.float64,
-                          None if k == 2 else k)
-
-    def predict(self, X):
-        """Class labels; a dask array, computed chunk by chunk, for a dask array X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            The rows to classify.
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        if not _is_dask(X):
-            return super().predict(X)
-        return _chunkwise(X, PegasosClassifier.predict.__get__(self), self.classes_.dtype)
-
     def _dask_parts(self, client, X, y):
         """The checked dask arrays' chunks on the workers, as :class:`_Parts`."""
-        import dask.array as da
+        import dask.array as da  # (Dask: an optional dependency)
 
         classes = np.unique(da.unique(y).compute())
         self._check_problem(X.shape[1], classes)
-        return _Parts(_to_workers(client, X), _to_workers(client, y),
+        return _Parts(to_workers(client, X), to_workers(client, y),
                       np.asarray(X.chunks[0], dtype=np.int64), X.shape[1], classes)
 
     def _shard_parts(self, client, stream):
@@ -484,85 +446,27 @@ def _broadcast(client, W):
 
 
 def _check_dask_input(X, y):
-    import dask.array as da
+    """X and y of a fit on dask arrays, checked here (types, chunks) and, chunk by chunk
+    on the workers, in the fit's graph (values)."""
+    import dask.array as da  # (Dask: an optional dependency)
 
     if not isinstance(X, da.Array) or not isinstance(y, da.Array):
         raise ValueError(
             "With dask input, X and y must both be dask arrays (got "
             f"{type(X).__name__} and {type(y).__name__})."
         )
-    if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in y.chunks[0]):
-        raise ValueError(
-            "X or y has unknown chunk sizes (as after a dask dataframe conversion); call "
-            "X.compute_chunk_sizes() and y.compute_chunk_sizes() first."
-        )
-    if X.ndim != 2 or y.ndim != 1:
-        raise ValueError(f"X must be 2-D and y 1-D; got {X.ndim}-D and {y.ndim}-D.")
-    if len(X.chunks[1]) != 1:
-        X = X.rechunk({1: -1})
+    X, y = dask_rows(X), dask_labels(y)
     if X.chunks[0] != y.chunks[0]:
         raise ValueError(
             f"X and y are partitioned differently: X's row chunks {X.chunks[0]} but y's "
             f"{y.chunks[0]}; rechunk y like X (y.rechunk(X.chunks[0]))."
         )
-    # checked chunk by chunk on the workers, in the same graph as the fit
-    X = X.map_blocks(_checked_block, dtype=np.float64, meta=X._meta)
+    X = X.map_blocks(checked_rows, dtype=np.float64, meta=X._meta)
     y = y.map_blocks(_checked_labels, dtype=y.dtype)
     return X, y
 
 
-def _row_chunks(X):
-    """X with all its columns in one chunk (each block is a set of whole rows)."""
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D; got {X.ndim}-D.")
-    return X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})
-
-
-def _chunkwise(X, local, dtype, columns=None):
-    """``local`` (an in-memory model's method) on each row chunk of the dask array X: a
-    dask array of one value a row (``columns`` None) or of ``columns`` values."""
-    X = _row_chunks(X)
-    if columns is None:
-        return X.map_blocks(local, dtype=dtype, drop_axis=1)
-    return X.map_blocks(local, dtype=dtype, chunks=(X.chunks[0], (columns,)))
-
-
-#: A graph holding more than this many bytes carries its data with it
-#: (``da.from_array`` of an in-memory array): its chunks are scattered instead.
-LOCAL_GRAPH_BYTES = 1 << 20
-
-
-def _to_workers(client, arr):
-    """Futures of ``arr``'s chunks on the workers.
-
-    A graph that embeds its data (``da.from_array`` on an array in this process)
-    would be shipped whole to the scheduler, which warns about large graphs and
-    copies the data once more; such chunks are computed here and scattered.
-    """
-    from dask.sizeof import sizeof
-
-    blocks = arr.to_delayed().ravel().tolist()
-    if sizeof(dict(arr.__dask_graph__())) > LOCAL_GRAPH_BYTES:
-        import dask
-
-        return client.scatter(list(dask.compute(*blocks, scheduler="sync")))
-    return client.compute(blocks)
-
-
-def _checked_block(block):
-    """One chunk of X, checked as the in-memory estimator checks X (finite, sparse structure)."""
-    from sklearn.utils import check_array
-
-    from ._rows import check_sparse_structure
-
-    check_sparse_structure(block)
-    return check_array(block, accept_sparse="csr", dtype=np.float64, accept_large_sparse=True,
-                       ensure_min_samples=0, input_name="X")
-
-
 def _checked_labels(block):
-    from sklearn.utils.multiclass import check_classification_targets
-
     if block.size:
         check_classification_targets(block)
     return block
@@ -594,17 +498,13 @@ def _read_shard(path, zero_based, block_bytes):
     """``(X, y)`` of a whole shard, checked as a dask chunk is (a malformed file is the
     :class:`~pegasos.datasets.DataFormatError` that reaches the driver).  A cache file
     (``pegasos convert``) is mapped, not parsed."""
-    import scipy.sparse as sp
-
-    from .stream import is_cache, load_cache, read_blocks
-
     if is_cache(path):
         X, y = load_cache(path)
-        return _checked_block(X), y
+        return checked_rows(X), y
     blocks = list(read_blocks(path, block_bytes=block_bytes, zero_based=zero_based))
     if not blocks:
         return sp.csr_matrix((0, 0)), np.zeros(0)
-    return (_checked_block(stack_rows([X for X, _ in blocks])),
+    return (checked_rows(stack_rows([X for X, _ in blocks])),
             np.concatenate([y for _, y in blocks]))
 
 
@@ -615,8 +515,6 @@ def _summary(shard):
 
 def _widened(shard, width):
     """The shard's rows, ``width`` columns wide (the same arrays)."""
-    import scipy.sparse as sp
-
     X = shard[0]
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width), copy=False)
 
@@ -671,90 +569,3 @@ def _shard_classes(stream, summaries):
                 f"classes {stream.classes[:10].tolist()}; give classes=None (the shards' "
                 "labels) or classes that include it.")
     return stream.classes
-
-
-#: Seconds to connect to a scheduler and complete Dask's handshake.
-CONNECT_TIMEOUT = 10.0
-
-#: Seconds more for the handshake of a server that accepted the connection.
-CONNECT_GRACE = 5.0
-
-
-def _connect(address):
-    """A Client of the scheduler at ``address``, or a ValueError within CONNECT_TIMEOUT +
-    CONNECT_GRACE seconds.
-
-    ``Client(address, timeout=...)`` bounds the TCP connection only: a server
-    that accepts but is not Dask can keep the handshake waiting forever, or
-    send bytes that Dask reads as a frame length (seen: ``MemoryError: Unable
-    to allocate 3.01 EiB``).  The client is therefore made in a thread with a
-    deadline, and every failure becomes one message.
-    """
-    import threading
-
-    from distributed import Client
-
-    timeout, deadline = CONNECT_TIMEOUT, CONNECT_TIMEOUT + CONNECT_GRACE
-    box = {}
-
-    def connect():
-        try:
-            box["client"] = Client(address, timeout=f"{timeout}s", set_as_default=False)
-        except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
-            box["error"] = exc
-
-    thread = threading.Thread(target=connect, name="pegasos-dask-connect", daemon=True)
-    thread.start()
-    thread.join(deadline)
-    if thread.is_alive():
-        raise ValueError(
-            f"no Dask scheduler answered at {address!r} within {deadline:.0f} s (a server "
-            "is listening there, but it does not speak Dask's protocol)"
-        )
-    if "error" in box:
-        exc = box["error"]
-        raise ValueError(
-            f"cannot connect to a Dask scheduler at {address!r} ({type(exc).__name__}: {exc})"
-        ) from exc
-    return box["client"]
-
-
-def _active_client():
-    """The client this process made last (``distributed.default_client``), or None."""
-    from distributed import default_client
-
-    try:
-        return default_client()
-    except ValueError:  # no client
-        return None
-
-
-@contextlib.contextmanager
-def _client(scheduler, n_workers):
-    """The Client of a fit, current in this thread while the fit runs: the one given, the
-    active one, one of an address, or one of a LocalCluster made here.
-
-    Only a client (and cluster) made here is closed afterwards.  None of them becomes the
-    process's default client, and Dask's configuration is changed only within the fit
-    (``Client.as_current``): a client made as the default sets ``scheduler`` in the
-    configuration and restores it when it closes, unless another default client lives
-    then, so that a connection that was still failing in its thread (:func:`_connect`)
-    while another client opened and closed had left later ``.compute()`` calls asking
-    for a client that no longer existed.
-    """
-    from distributed import Client, LocalCluster
-
-    with contextlib.ExitStack() as stack:
-        if scheduler is not None and not isinstance(scheduler, str):
-            client = scheduler
-        elif scheduler is not None:
-            client = stack.enter_context(_connect(scheduler))
-        else:
-            client = _active_client()
-            if client is None:
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=n_workers, threads_per_worker=1, processes=True,
-                    dashboard_address=":0"))
-                client = stack.enter_context(Client(cluster, set_as_default=False))
-        stack.enter_context(client.as_current())
-        yield client

@@ -57,36 +57,38 @@ Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 
 import contextlib
 import copy
-import ctypes
-import functools
-import inspect
 import math
-import os
-import platform
 import threading
 import time
 import uuid
-from numbers import Integral
 from typing import NamedTuple
 
 import numba
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import check_two_classes, check_weighted_classes
+from ._dask import (
+    CLUSTER_CONSTRAINTS,
+    ParallelPostFit,
+    checked_rows,
+    dask_labels,
+    dask_rows,
+    fit_client,
+    is_dask,
+    to_workers,
+    with_local_parameters,
+)
+from ._heap import held_heap
 from ._kernel_base import _kernel_args
-from ._probability import _has_probability
-from ._rows import COMPACT_ROW_BYTES, as_rows, check_sparse_structure, compact_columns, stack_rows
-from ._sklearn_private import HasMethods, Interval, StrOptions, _fit_context
+from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
+from ._sklearn_private import StrOptions, _fit_context
 from ._solvers.across import Partition, plan_rows, run_across
 from ._solvers.gram import use_gram
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
-from .dask_backend import _chunkwise, _client, _is_dask, _row_chunks, _to_workers
-from .svc import Cut, DualSVC, Problem, _say, training_coef, working_set_plan
+from .svc import Cut, DualSVC, Problem, pair_steps, say, training_coef, working_set_plan
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -133,14 +135,6 @@ def _pooled_variance(moments):
 # --- tasks that run on the workers (module level: picklable) ---------------
 
 
-def _checked_rows(block, dtype):
-    """One chunk of X, checked as the in-memory fit checks X (finite, sparse structure),
-    in ``dtype`` (float32 rows stay float32, as DualSVC keeps them)."""
-    check_sparse_structure(block)
-    return check_array(block, accept_sparse="csr", dtype=dtype, order="C",
-                       accept_large_sparse=True, ensure_min_samples=0, input_name="X")
-
-
 def _take(block, rows):
     """The rows ``rows`` (local numbers) of one chunk."""
     return block[rows]
@@ -175,81 +169,6 @@ class _Task(NamedTuple):
     order: object
     problem: int
     n_problems: int
-
-
-#: glibc's mallopt parameters, and the values :func:`_heap_kept` sets: glibc's own
-#: dynamic mmap threshold at its ceiling (32 MB on 64 bits), the trim threshold twice it.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_KEPT_MMAP, _KEPT_TRIM = 32 << 20, 64 << 20
-_HEAP = {"lock": threading.Lock(), "users": 0}
-
-
-@contextlib.contextmanager
-def _heap_kept():
-    """glibc's allocator keeping freed memory for the next allocation while a problem is
-    solved, where the process started with a fixed trim or mmap threshold.
-
-    Dask's nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (to hand
-    memory back to the system), which also turns off glibc's dynamic mmap threshold:
-    then every temporary of over 128 kB in the engine's tiles is a fresh mapping, its
-    pages faulted in anew.  Measured on 20,000 Fashion-MNIST rows (45 pairs, one
-    thread): 19.5 s under that setting, 16.5 s without it, 16.0 s with it and these
-    values.  The process's settings (its environment's) are put back when the last
-    holder in it lets go (:func:`_heap_release`), and the freed memory returned
-    (``malloc_trim``).
-    """
-    held = _heap_hold()
-    try:
-        yield
-    finally:
-        if held:
-            _heap_release()
-
-
-def _heap_hold():
-    """:func:`_heap_kept`'s start; whether it holds (a glibc process with a fixed
-    threshold)."""
-    env = os.environ
-    if not ("MALLOC_TRIM_THRESHOLD_" in env or "MALLOC_MMAP_THRESHOLD_" in env):
-        return False
-    libc = _glibc()
-    if libc is None:
-        return False
-    with _HEAP["lock"]:
-        _HEAP["users"] += 1
-        if _HEAP["users"] == 1:
-            libc.mallopt(_M_MMAP_THRESHOLD, _KEPT_MMAP)
-            libc.mallopt(_M_TRIM_THRESHOLD, _KEPT_TRIM)
-    return True
-
-
-def _heap_release():
-    """:func:`_heap_kept`'s end, for a holder that :func:`_heap_hold` held."""
-    libc = _glibc()
-    with _HEAP["lock"]:
-        _HEAP["users"] -= 1
-        if _HEAP["users"] == 0:
-            libc.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
-            libc.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
-            libc.malloc_trim(0)
-
-
-def _env_bytes(name, default):
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-@functools.cache
-def _glibc():
-    """glibc's C library (None on another one)."""
-    if platform.libc_ver()[0] != "glibc":
-        return None
-    try:
-        return ctypes.CDLL("libc.so.6")
-    except OSError:
-        return None
 
 
 def _in_order(blocks, order):
@@ -296,7 +215,7 @@ def _solve_task(est, task, blocks, gram, fit):
     None; ``fit``: the fit's tag, whose arena (:func:`_arena`) keeps the columns.
     Returns (the result, its kernel evaluations, its probability sigmoid or None, the
     worker's seconds, the bytes of its rows)."""
-    from distributed import get_worker
+    from distributed import get_worker  # (Dask: an optional dependency)
 
     tic = time.perf_counter()
     est = copy.copy(est)  # (the worker's tasks share the object: each its own sigmoids)
@@ -315,7 +234,7 @@ def _solve_task(est, task, blocks, gram, fit):
                                      numba.config.NUMBA_NUM_THREADS)))
     try:
         est._sigmoids = {} if est.probability else None
-        with _heap_kept():
+        with held_heap():
             result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0),
                                               _arena(fit))
     finally:
@@ -328,7 +247,8 @@ def _solve_task(est, task, blocks, gram, fit):
 class _Holder:
     """A worker's rows of one problem solved across workers (``distribute="rows"``): a
     Dask actor around :class:`~pegasos._solvers.across.Partition`, whose calls run on the
-    worker's threads with its heap kept (:func:`_heap_kept`), their time counted."""
+    worker's threads with its heap kept (:func:`~pegasos._heap.held_heap`) until
+    :meth:`close`, their time counted."""
 
     def __init__(self, chunks, rows, Y, C, kern, slots, used, threads):
         X = _stack(*chunks)
@@ -337,7 +257,8 @@ class _Holder:
                                X.indptr), shape=(X.shape[0], max(used.size, 1)))
         self.part = Partition(X, rows, Y, C, kern, slots)
         self.threads, self.busy = threads, 0.0
-        self.held = _heap_hold()
+        self.heap = contextlib.ExitStack()
+        self.heap.enter_context(held_heap())
 
     def _run(self, name, *args):
         tic = time.perf_counter()
@@ -363,9 +284,7 @@ class _Holder:
 
     def close(self):
         """Let go of the heap; the seconds this holder's calls took."""
-        if self.held:
-            _heap_release()
-            self.held = False
+        self.heap.close()
         return self.busy
 
 
@@ -389,7 +308,7 @@ class _Counted:
         self.actor, self.stats = actor, stats
 
     def __getattr__(self, name):
-        from dask.sizeof import sizeof
+        from dask.sizeof import sizeof  # (Dask: an optional dependency)
 
         def call(*args):
             self.stats["bytes_sent"] += sizeof(args)
@@ -402,15 +321,6 @@ class _Counted:
 
 
 # --- the estimator ---------------------------------------------------------------
-
-
-def _with_dualsvc_parameters(cls):
-    """Put :class:`~pegasos.DualSVC`'s parameter entries in place of the marker."""
-    base = DualSVC.__doc__
-    head = "    Parameters\n    ----------\n"
-    entries = base[base.index(head) + len(head):base.index("\n    Attributes\n")]
-    cls.__doc__ = cls.__doc__.replace("    __DUALSVC_PARAMETERS__\n", entries.rstrip("\n") + "\n")
-    return cls
 
 
 class LostRowsError(RuntimeError):
@@ -433,8 +343,8 @@ class LostRowsError(RuntimeError):
     """
 
 
-@_with_dualsvc_parameters
-class DaskDualSVC(DualSVC):
+@with_local_parameters()
+class DaskDualSVC(ParallelPostFit, DualSVC):
     """:class:`~pegasos.DualSVC` across a Dask cluster: its problems as tasks, or rows.
 
     With NumPy/SciPy input it is exactly :class:`~pegasos.DualSVC`.  With a
@@ -451,7 +361,7 @@ class DaskDualSVC(DualSVC):
 
     Parameters
     ----------
-    __DUALSVC_PARAMETERS__
+    __LOCAL_PARAMETERS__
     distribute : {"auto", "problems", "rows"}, default="auto"
         How a fit on a dask array is spread: ``"problems"``, each problem a
         task; ``"rows"``, one problem on all rows (two classes, or
@@ -511,23 +421,29 @@ class DaskDualSVC(DualSVC):
     _parameter_constraints: dict = {
         **DualSVC._parameter_constraints,
         "distribute": [StrOptions({"auto", "problems", "rows"})],
-        "scheduler": [str, HasMethods(["submit", "gather", "scatter"]), None],
-        "n_workers": [Interval(Integral, 1, None, closed="left")],
+        **CLUSTER_CONSTRAINTS,
     }
 
-    def __init__(self, C=1.0, *, distribute="auto", scheduler=None, n_workers=2, **params):
-        super().__init__(C, **params)
+    #: The in-memory estimator whose model it fits (:class:`~pegasos._dask.ParallelPostFit`).
+    _local_class = DualSVC
+
+    def __init__(
+        self, C=1.0, *, kernel="rbf", gamma="scale", coef0=0.0, degree=3, tol=1e-3,
+        max_iter=-1, working_set_size=1024, cache_size=200.0, shrinking=True, verbose=False,
+        class_weight=None, multi_class="ovo", decision_function_shape="ovr", break_ties=False,
+        start_epochs=0.0, probability=False, random_state=None, callback=None,
+        distribute="auto", scheduler=None, n_workers=2,
+    ):
+        super().__init__(
+            C, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=tol,
+            max_iter=max_iter, working_set_size=working_set_size, cache_size=cache_size,
+            shrinking=shrinking, verbose=verbose, class_weight=class_weight,
+            multi_class=multi_class, decision_function_shape=decision_function_shape,
+            break_ties=break_ties, start_epochs=start_epochs, probability=probability,
+            random_state=random_state, callback=callback)
         self.distribute = distribute
         self.scheduler = scheduler
         self.n_workers = n_workers
-
-    # scikit-learn reads the parameters from the signature: DualSVC's and these three
-    __init__.__signature__ = inspect.signature(DualSVC.__init__).replace(parameters=[
-        *inspect.signature(DualSVC.__init__).parameters.values(),
-        *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-          for name, default in (("distribute", "auto"), ("scheduler", None),
-                                ("n_workers", 2))),
-    ])
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -548,26 +464,20 @@ class DaskDualSVC(DualSVC):
         self : object
             The fitted estimator.
         """
-        if not (_is_dask(X) or _is_dask(y) or _is_dask(sample_weight)):
+        if not (is_dask(X) or is_dask(y) or is_dask(sample_weight)):
             for name in ("n_partitions_", "task_seconds_", "task_bytes_", "distribute_",
                          "across_"):
                 self.__dict__.pop(name, None)
             return super().fit(X, y, sample_weight)
-        self._refuse_unsupported(X)
-        X = _row_chunks(X)
+        X = dask_rows(X)
+        self._refuse_unsupported()
         # (the client is current in this thread for the fit: the actors' handles and
         # as_completed find it there, whichever client it is)
-        with _client(self.scheduler, self.n_workers) as client:
+        with fit_client(self.scheduler, self.n_workers) as client:
             return self._fit_distributed(client, X, y, sample_weight)
 
-    def _refuse_unsupported(self, X):
-        if not _is_dask(X):
-            raise ValueError(f"With dask input, X must be a dask array (got {type(X).__name__}).")
-        if any(math.isnan(c) for c in X.chunks[0]):
-            raise ValueError("X has unknown chunk sizes (as after a dask dataframe conversion); "
-                             "call X.compute_chunk_sizes() first.")
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D; got {X.ndim}-D.")
+    def _refuse_unsupported(self):
+        """A ValueError for an option a fit on dask input lacks."""
         if callable(self.kernel) or self.kernel == "precomputed":
             raise ValueError(f"kernel={self.kernel!r} is not supported with dask input: the "
                              "workers compute the kernel from the rows (use in-memory data).")
@@ -582,11 +492,11 @@ class DaskDualSVC(DualSVC):
         on the workers, the problems' tasks, the model assembled here."""
         self.__dict__.pop("tie_order_", None)
         dtype = np.float32 if X.dtype == np.float32 else np.float64
-        parts = _to_workers(client, X.map_blocks(_checked_rows, dtype, dtype=dtype,
+        parts = to_workers(client, X.map_blocks(checked_rows, dtype, dtype=dtype,
                                                  meta=X._meta.astype(dtype)))
         y = self._labels(client, y, X)
         n, d = X.shape
-        if sample_weight is not None and _is_dask(sample_weight):
+        if sample_weight is not None and is_dask(sample_weight):
             sample_weight = client.compute(sample_weight).result()
         classes = np.unique(y)
         check_two_classes(classes)
@@ -617,11 +527,8 @@ class DaskDualSVC(DualSVC):
 
     def _labels(self, client, y, X):
         """The labels on the driver, checked against X's rows."""
-        if _is_dask(y):
-            if y.ndim != 1 or any(math.isnan(c) for c in y.chunks[0]):
-                raise ValueError("y must be a 1-D dask array of known chunk sizes (call "
-                                 "y.compute_chunk_sizes() first).")
-            y = client.compute(y).result()
+        if is_dask(y):
+            y = client.compute(dask_labels(y)).result()
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != X.shape[0]:
             raise ValueError(f"y must be 1-D with one label per row of X; got shape "
@@ -678,7 +585,7 @@ class DaskDualSVC(DualSVC):
             owned.append(rows)
 
         def resolve(futures):
-            from dask.sizeof import sizeof
+            from dask.sizeof import sizeof  # (Dask: an optional dependency)
 
             tic = time.perf_counter()
             try:
@@ -700,23 +607,15 @@ class DaskDualSVC(DualSVC):
                         "rows": [int(r.size) for r in owned], "busy_seconds": busy,
                         "solver_seconds": float(result.seconds)}
         if self.verbose:
-            _say(self, 0, 1, result)
+            say(self, 0, 1, result)
         if self.callback is not None:
             self._report(client, problems, 0, result, result.seconds, n)
         return [result], n + int(result.columns) * n
 
-    def _as_dualsvc(self):
-        """A :class:`~pegasos.DualSVC` of these parameters but the cluster's and the
-        callback (the driver reports)."""
-        params = self.get_params(deep=False)
-        for name in ("distribute", "scheduler", "n_workers", "callback"):
-            params.pop(name)
-        return DualSVC(**params)
-
     def _worker_copy(self):
         """The in-memory estimator the tasks run: these parameters, silent, with
         ``gamma_`` and the probability folds' seed."""
-        est = self._as_dualsvc().set_params(verbose=False)
+        est = self._as_local(fitted=False).set_params(verbose=False)
         est.gamma_ = self.gamma_
         est._fold_seed = getattr(self, "_fold_seed", 0)
         return est
@@ -724,7 +623,7 @@ class DaskDualSVC(DualSVC):
     def _run_tasks(self, client, training, y, bounds, problems):
         """Every problem's task, the largest first; (results in problem order, kernel
         evaluations)."""
-        from distributed import as_completed
+        from distributed import as_completed  # (Dask: an optional dependency)
 
         n = len(y)
         small = use_gram(n)
@@ -757,7 +656,7 @@ class DaskDualSVC(DualSVC):
                 if getattr(self, "_sigmoids", None) is not None:
                     self._sigmoids[p] = sigmoid
                 if self.verbose:
-                    _say(self, p, len(problems), result)
+                    say(self, p, len(problems), result)
                 if self.callback is not None:
                     self._report(client, problems, p, result, time.perf_counter() - tic, n)
         finally:  # (an error: the other problems' tasks stop too)
@@ -771,87 +670,16 @@ class DaskDualSVC(DualSVC):
         coef = training_coef(Y[:, 0] * result.state.a[:, 0], keep, n)
         self.callback(Report(
             problem=p, n_problems=len(problems), t=int(result.n_iter),
-            iterations=int(result.n_iter), iterations_total=max(int(self.max_iter), 0),
+            iterations=int(pair_steps(result)[0]),
+            iterations_total=max(int(self.max_iter), 0),
             seconds=seconds, coef=coef, intercept=float(result.intercept[0]),
             kernel_evals=int(result.columns) * len(Y), client=client))
-
-    # -- prediction on dask arrays ---------------------------------------------------
-
-    def _local(self):
-        """A :class:`~pegasos.DualSVC` holding this model (what each chunk's task runs)."""
-        local = self._as_dualsvc()
-        for key, value in vars(self).items():
-            if key.endswith("_") and not key.startswith("__"):
-                setattr(local, key, value)
-        return local
-
-    def _chunked(self, method, X, columns):
-        """``method`` of the model on each chunk of the dask array X (columns per row:
-        None for one value a row)."""
-        dtype = self.classes_.dtype if method == "predict" else np.float64
-        return _chunkwise(X, getattr(self._local(), method), dtype, columns)
-
-    def decision_function(self, X):
-        """Signed distances, as DualSVC's; a dask array, chunk by chunk, for a dask X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            The rows to score.
-
-        Returns
-        -------
-        ndarray or dask array
-            As :meth:`DualSVC.decision_function`.
-        """
-        if not _is_dask(X):
-            return super().decision_function(X)
-        k = len(self.classes_)
-        if k == 2:
-            return self._chunked("decision_function", X, None)
-        pairs = self._one_vs_one and self.decision_function_shape == "ovo"
-        return self._chunked("decision_function", X, k * (k - 1) // 2 if pairs else k)
-
-    def predict(self, X):
-        """Class labels; a dask array, chunk by chunk, for a dask array X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            The rows to classify.
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        if not _is_dask(X):
-            return super().predict(X)
-        return self._chunked("predict", X, None)
-
-    @available_if(_has_probability)
-    def predict_proba(self, X):
-        """Class probabilities; a dask array, chunk by chunk, for a dask array X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            The rows to score (with ``probability=True``).
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples, n_classes)
-            As :meth:`DualSVC.predict_proba`.
-        """
-        if not _is_dask(X):
-            return super().predict_proba(X)
-        return self._chunked("predict_proba", X, len(self.classes_))
 
 
 def _result(future, problems, p, classes):
     """A problem's task's output, or a :class:`LostRowsError` naming it."""
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
+    from distributed.client import FutureCancelledError  # (Dask: an optional dependency)
+    from distributed.scheduler import KilledWorker  # (Dask: an optional dependency)
 
     try:
         return future.result()
@@ -905,7 +733,7 @@ class _TrainingRows:
             lo, hi = np.searchsorted(ordered, self.offsets[p:p + 2])
             futures.append(self.client.submit(_take, part, ordered[lo:hi] - self.offsets[p],
                                               pure=False))
-        from distributed.client import FutureCancelledError
+        from distributed.client import FutureCancelledError  # (Dask: an optional dependency)
 
         try:
             out = _stack(*self.client.gather(futures))

@@ -138,6 +138,8 @@ def _header(lines, path):
     fields = {}
     for number, line in enumerate(lines, start=1):
         key, value = _key_value(line)
+        if not key:  # a blank line: LIBLINEAR's reader reads words (fscanf), not lines
+            continue
         if key == "w":
             return fields, number
         if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho"):
@@ -411,7 +413,7 @@ def to_libsvm(est, path):
         lines.append(f"coef0 {float(est.coef0):.17g}")
     lines += [f"nr_class {2 if labels is None else len(labels)}", f"total_sv {len(order)}",
               "rho " + " ".join(f"{v:.17g}" for v in rho)]
-    probabilities = getattr(est, "probA_", None) is not None and getattr(est, "probability",
+    probabilities = vars(est).get("probA_") is not None and getattr(est, "probability",
                                                                          False)
     if labels is not None:
         lines.append("label " + " ".join(str(label) for label in labels))
@@ -468,6 +470,8 @@ def _libsvm_header(lines, path):
     fields = {}
     for number, line in enumerate(lines, start=1):
         key, value = _key_value(line)
+        if not key:  # a blank line: svm-predict reads words (fscanf), not lines
+            continue
         if key == "SV":
             return fields, number
         if key not in _LIBSVM_FIELDS:
@@ -628,8 +632,8 @@ def from_libsvm(path):
     params = {"kernel": kernel}
     reads = _PARAMETERS[kernel]
     gamma = _numbers(fields, "gamma", 1, path, required="gamma" in reads)
-    if gamma is not None and not gamma[0] > 0:
-        raise LibsvmFormatError(f"{path}, line {fields['gamma'][1]}: gamma must be > 0")
+    if gamma is not None and not gamma[0] >= 0:  # (svm-train -g 0 writes gamma 0)
+        raise LibsvmFormatError(f"{path}, line {fields['gamma'][1]}: gamma must be >= 0")
     if gamma is not None:
         params["gamma"] = gamma[0]
     coef0 = _numbers(fields, "coef0", 1, path, required="coef0" in reads)

@@ -65,7 +65,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         Fashion-MNIST rows (10 classes, C = 10): about the same test accuracy
         per example drawn for k = 1 and k = 16 (85.5% and 85.3% after 2
         passes, in 4.7 s and 3.5 s); k = 32 and 64 lost 1.5 and 10 points at
-        2 passes (BENCHMARKS.md, "The blocked kernel engine").
+        2 passes (docs/journal/kernel_engine.md).
     sampling : {"uniform", "permutation", "cyclic"}, default="uniform"
         How examples are drawn: independently, by a fresh permutation per
         pass, or in order.

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
@@ -44,6 +44,7 @@ from ._solvers.linear import (
     set_fitted,
     warn_unconverged,
 )
+from .block_stream import BlockStream
 from .datasets import load_svmlight
 from .objective import finite_gap
 from .stream import SVMLightStream
@@ -52,6 +53,11 @@ __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_b
 
 #: What only a fit on a stream sets (a later fit on arrays drops them).
 STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
+
+
+def _stream_name(stream):
+    """How errors name a stream: its first file, or a block stream's name."""
+    return stream.name if isinstance(stream, BlockStream) else stream.paths[0]
 
 
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
@@ -208,7 +214,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         The last certificate of each binary problem when ``tol`` or
         ``track_objective`` is set, else None (call :meth:`duality_gap`).  A
         certificate costs three passes over the data: 16-50% of a default
-        fit on the benchmark sets (BENCHMARKS.md, "The default end-of-fit certificate"), so a default
+        fit on the benchmark sets (docs/journal/certificate.md), so a default
         fit does not compute one.
     state_ : PegasosState
         The solver state the next :meth:`partial_fit` or ``warm_start`` fit
@@ -331,7 +337,8 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             Dense (C- or F-ordered, any float dtype) or sparse; CSR with int32
             or int64 indices is used without conversion.  A
             :class:`~pegasos.stream.SVMLightStream` (LIBSVM files read as a
-            stream, with their labels) trains without loading the files:
+            stream, with their labels) trains without loading the files, as a
+            :class:`~pegasos.BlockStream` (blocks of rows from any iterable) does:
             ``n_iter`` iterations drawn from a shuffle buffer (it needs ``lam``,
             not ``C``, and no ``y``).
         y : array-like of shape (n_samples,)
@@ -345,7 +352,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._more_validate_params(partial=False)
-        if isinstance(X, SVMLightStream):
+        if isinstance(X, (SVMLightStream, BlockStream)):
             return self._fit_stream(X, y, sample_weight)
         for name in STREAM_ATTRIBUTES:  # a stream fit's
             self.__dict__.pop(name, None)
@@ -366,8 +373,28 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         self._solve(X, y, sw, plan, reset=not keep, keep_alpha=True)
         return self._fit_probability(X, y, sample_weight)
 
+    def _fit_labels_as_read(self, X, y):
+        """:meth:`fit` on a stream's rows, their labels read as LIBSVM reads them (any
+        numbers, each distinct one a class: 1.5 and -2.5 too, which scikit-learn's check
+        calls a regression's): fitted on the classes' indices, in sorted order (nothing
+        else about the fit changes), then named by the labels again."""
+        if type_of_target(y) != "continuous":
+            return self.fit(X, y)
+        classes, codes = np.unique(y, return_inverse=True)
+        weights = self.class_weight
+        if isinstance(weights, dict):
+            self.class_weight = {int(np.searchsorted(classes, label)): w
+                                 for label, w in weights.items() if label in classes}
+        try:
+            self.fit(X, codes)
+        finally:
+            self.class_weight = weights
+        self.classes_ = classes
+        return self
+
     def _fit_stream(self, stream, y, sample_weight):
-        """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` (see its docstring)."""
+        """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` or a
+        :class:`~pegasos.BlockStream` (see their docstrings)."""
         unsupported = {"y": y is not None, "sample_weight": sample_weight is not None,
                        "C (it sets lam = 1 / (C n), and a stream's n is not known before it "
                        "is read): give lam": self.lam is None,
@@ -402,21 +429,29 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         else:
             buffer = source.take(stream.buffer_rows)
             if buffer is None:
-                raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
+                raise ValueError(f"{_stream_name(stream)}: no data: the stream has no rows to "
+                                 "train on")
             width, y = buffer[0].shape[1], buffer[1]
         if stream.n_features is not None:
             check_width(width, stream.n_features)
             width = stream.n_features
+        source.width = width
         classes = np.unique(y) if stream.classes is None else stream.classes
         if buffer is not None:
             buffer = (stack_rows([buffer[0]], width), buffer[1])
+        if stream.classes is None and len(classes) < 2:
+            raise ValueError(
+                f"{stream.paths[0]}: the first buffer's {y.shape[0]} rows (buffer_rows="
+                f"{stream.buffer_rows}) all have the label {float(classes[0]):g}, and a "
+                "stream takes its classes from its first buffer: give classes (or a buffer "
+                "that reaches the other labels; pegasos train: --buffer-rows)")
         if holdout is None and np.array_equal(classes, np.unique(y)):
             if buffer is not None and (source.passes or source.exhausted()):
-                self.fit(*buffer)  # all of it fits in the buffer: the in-memory fit, exactly
-                self.n_rows_read_ = source.rows_read
+                self._fit_labels_as_read(*buffer)  # all of it fits in the buffer: the
+                self.n_rows_read_ = source.rows_read  # in-memory fit, exactly
                 return self
         if isinstance(holdout, (str, os.PathLike)):
-            holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+            holdout = load_svmlight(holdout, zero_based=source.indexing.zero_based)
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])

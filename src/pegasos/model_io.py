@@ -115,6 +115,7 @@ def _estimators():
     from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
     from .dask_svc import DaskDualSVC
     from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
+    from .kernel_map import NystroemPegasosClassifier
     from .linear import PegasosClassifier
     from .one_class import DualOneClassSVM
     from .svc import DualNuSVC, DualSVC
@@ -122,7 +123,7 @@ def _estimators():
 
     classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
                DaskPegasosClassifier, DualSVC, DualNuSVC, DualSVR, DualNuSVR, DualOneClassSVM,
-               DaskDualSVC)
+               DaskDualSVC, NystroemPegasosClassifier)
     return {cls.__name__: cls for cls in classes}
 
 
@@ -305,6 +306,8 @@ def _solver_arrays(estimator, solver_state=True):
 
 # Saved in their own form (the header's "certificate" and "plan"; state__*/history__* arrays).
 _NOT_SAVED = {"duality_gap_", "objective_history_", "state_", "plan_",
+              # (a stream fit's record of its held-out error, not the model)
+              "holdout_errors_",
               # (a distributed DualSVC fit's account of itself, not the model)
               "task_seconds_", "task_bytes_", "distribute_", "across_"}
 
@@ -376,6 +379,13 @@ _SCHEMA = {
     "DualOneClassSVM": (_SINGLE_ARRAYS | {"offset_"}, _SINGLE_SCALARS),
 }
 _SCHEMA["DaskDualSVC"] = _SCHEMA["DualSVC"]  # (SVC's model, whichever fit found it)
+#: Nystroem's map (landmarks, K_mm^{-1/2}) and a linear model on it.
+_SCHEMA["NystroemPegasosClassifier"] = (
+    _COMMON_ARRAYS | {"coef_", "components_", "normalization_"},
+    {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_iter_": Integral,
+     "t_": Integral},
+)
+_OWN_OPTIONAL_ARRAYS["NystroemPegasosClassifier"] = {"component_indices_"}
 
 
 class _Refuse:
@@ -588,7 +598,7 @@ def _check_listed(members, expected, refuse):
 
 #: Float arrays kept in their stored precision (float32 or float64): the support
 #: vectors of a float32 fit are float32, as the rows it was fitted on.
-_OWN_PRECISION = ("support_vectors_", "support_vectors___csr_data")
+_OWN_PRECISION = ("support_vectors_", "support_vectors___csr_data", "components_")
 
 
 def _load_arrays(zf, members, expected, refuse):
@@ -637,6 +647,7 @@ def _assemble_sparse(arrays, refuse):
 #: Fitted scalars that only some fits have (a distributed fit's rounds and partitions).
 _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
                      "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
+                     "NystroemPegasosClassifier": {"n_rows_read_": Integral},
                      # (n_iter_: files before it was per problem)
                      "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral},
                      "DaskDualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral,
@@ -659,9 +670,10 @@ def _check_scalars(name, attributes, refuse):
     missing = sorted(set(scalars) - set(attributes))
     refuse.check(not missing, f"fitted attribute {missing[0] if missing else ''!r} is missing")
     refuse.check(attributes["n_features_in_"] >= 1, "n_features_in_ must be at least 1")
-    for key in ("lam_", "gamma_"):
-        if key in attributes:
-            refuse.check(attributes[key] > 0, f"attribute {key!r} must be > 0")
+    if "lam_" in attributes:
+        refuse.check(attributes["lam_"] > 0, "attribute 'lam_' must be > 0")
+    if "gamma_" in attributes:  # (0 as SVC and svm-train -g 0 take it)
+        refuse.check(attributes["gamma_"] >= 0, "attribute 'gamma_' must be >= 0")
     if "lam_" in attributes:  # the steps 1/(lam t): lam and its reciprocal finite
         refuse.check(math.isfinite(1.0 / attributes["lam_"]),
                      f"attribute 'lam_' is {quote(attributes['lam_'])}, whose reciprocal "
@@ -733,6 +745,16 @@ def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
         shaped("feature_names_in_", (d,), kinds="U")
     if name in _LINEAR:
         shaped("coef_", (n_problems, d))
+        return
+    if "components_" in arrays:  # a kernel map's landmarks, K_mm^{-1/2}, and linear model
+        m = arrays["components_"].shape[0]
+        refuse.check(m >= 1, "components_ must hold at least one landmark")
+        shaped("components_", (m, d))
+        shaped("normalization_", (m, m))
+        shaped("coef_", (n_problems, m))
+        if "component_indices_" in arrays:
+            refuse.check(bool(np.all(shaped("component_indices_", (m,), kinds="iu") >= 0)),
+                         "component_indices_ holds negative indices")
         return
     n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
     shaped("dual_coef_", (k - 1 if one_vs_one else n_problems, n_sv))

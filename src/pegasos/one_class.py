@@ -41,8 +41,11 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         Stop when the largest violation of the optimality conditions is at
         most ``tol`` (LIBSVM's ``-e``).
     max_iter : int, default=-1
-        Iterations (working sets) at most; -1 for no limit.  When reached, a
-        :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation.
+        SMO's iterations (pair steps, counted across the working sets) at
+        most, as in :class:`sklearn.svm.SVC`; -1 for no limit.  Reaching it
+        stops the fit with SVC's :class:`~sklearn.exceptions.ConvergenceWarning`
+        ("Solver terminated early", which also gives the violation) and
+        ``fit_status_`` 1, as SVC's, even where the last step solved it.
     working_set_size : int >= 4, default=1024
         Rows per working set, as in :class:`DualSVC`.
     cache_size : float >= 0, default=200.0
@@ -64,7 +67,8 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
     gamma_ : float
         The kernel coefficient used.
     n_iter_ : int
-        Iterations (working sets).
+        SMO's iterations (pair steps across the working sets), as SVC's; at
+        most ``max_iter``.
     objective_ : float
         LIBSVM's ``obj``: the dual objective ``1/2 a'Ka`` at the end.
     violation_ : float
@@ -73,7 +77,7 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         Kernel columns computed, and kernel values in all (the start's
         columns included).
     fit_status_ : int
-        0 if ``tol`` was reached, 1 otherwise.
+        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
     shape_fit_ : tuple
         The training rows' shape.
     coef_ : ndarray of shape (1, n_features)

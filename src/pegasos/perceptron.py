@@ -32,7 +32,7 @@ class KernelPerceptron(_ResponseSolver):
         shirt: the averaged Perceptron's one pass ends 4.05 points below
         SVC's test accuracy on ijcnn1 and 2.0 on Fashion-MNIST; 10 passes end
         0.01 to 0.17 point above it on all three, in 0.22x to 0.34x SVC's fit
-        time (BENCHMARKS.md, "kernel solvers against SMO").  Later passes cost less than the
+        time (docs/journal/kernel_solvers.md).  Later passes cost less than the
         first: only mistakes cost kernel columns.
     batch_size : int >= 1, default=16
         Examples judged per iteration with the same iterate; the mistakes of a

@@ -92,7 +92,7 @@ class SBPClassifier(_KernelClassifier):
         Deprecated, no effect (a warning when set): the blocked engine
         computes the columns of a whole mini-batch at once.  Removed in 0.3.
         Measured: a cache of 200 MB would have served 6-8% of the default
-        fit's columns on ijcnn1 and Adult (BENCHMARKS.md, "The blocked kernel engine").
+        fit's columns on ijcnn1 and Adult (docs/journal/kernel_engine.md).
     random_state : int, RandomState instance or None, default=None
         Seeds the draws: the same seed gives the same model, bit for bit.
     probability : bool, default=False

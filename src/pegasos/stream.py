@@ -29,7 +29,7 @@ import io
 import json
 import lzma
 import os
-import shutil
+import re
 import tempfile
 import time
 import zlib
@@ -48,7 +48,13 @@ BLOCK_BYTES = 16 << 20
 
 MAGIC = b"PEGASOS-CACHE\n"
 FORMAT = "pegasos-cache"
-VERSION = 1
+#: 2: a CRC-32 per section and of the header; every field checked (1: no checksums,
+#: refused with "run pegasos convert again")
+VERSION = 2
+_HEADER_KEYS = ("format", "version", "n_rows", "n_features", "nnz", "value_dtype",
+                "index_dtype", "zero_based", "zero_based_given", "sources", "checksums",
+                "header_checksum", "offsets", "file_size")
+_PIECE = 8 << 20  # bytes read, checksummed, converted at a time
 _HEADER_CAP = 1 << 20  # bytes of JSON header: a few hundred
 _ALIGN = 64
 _SECTIONS = ("y", "indptr", "indices", "data")
@@ -93,16 +99,39 @@ def _open_binary(path):
     if special is not None:
         raise DataFormatError(path, None, f"is {special}, not a regular file; give the data as "
                               "a file (plain, .gz, .bz2 or .xz)")
+    if os.path.isdir(path):
+        raise DataFormatError(path, None, "is a folder, not a data file")
     opener = {".xz": lzma.open, ".bz2": bz2.open, ".gz": gzip.open}.get(
         os.path.splitext(path)[1], open)
-    return opener(path, "rb")
+    try:
+        return opener(path, "rb")
+    except FileNotFoundError:
+        raise DataFormatError(path, None, "does not exist") from None
+    except OSError as exc:
+        raise DataFormatError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def _read_upto(f, size):
+    """Up to ``size`` bytes of ``f`` (fewer at its end), read :data:`_PIECE` bytes at a
+    time: however large ``size`` is, no read asks for more (a buffer of ``size`` bytes
+    is never requested before anything is read)."""
+    if size <= _PIECE:
+        return f.read(size)
+    pieces = []
+    while size > 0:
+        piece = f.read(min(size, _PIECE))
+        if not piece:
+            break
+        pieces.append(piece)
+        size -= len(piece)
+    return b"".join(pieces)
 
 
 def _chunks(f, block_bytes):
     """Byte strings of whole lines, about ``block_bytes`` each (a longer line whole)."""
     carry, size = b"", block_bytes
     while True:
-        data = f.read(size)
+        data = _read_upto(f, size)
         if not data:
             break
         data = carry + data
@@ -114,6 +143,38 @@ def _chunks(f, block_bytes):
         yield data[:cut]
     if carry:
         yield carry
+
+
+class _Indexing:
+    """How the feature indices of a stream of blocks are read: ``zero_based`` True, False,
+    or ``"auto"`` until the first block with a feature settles it as scikit-learn's
+    ``load_svmlight_file(zero_based="auto")`` settles a whole file: zero-based if an
+    index 0 is there, else one-based (a later index 0 is then an error that says to
+    give ``zero_based=True``).  ``given`` is what was asked."""
+
+    def __init__(self, zero_based):
+        if not (isinstance(zero_based, (bool, np.bool_)) or zero_based == "auto"):
+            raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
+        self.given = self.zero_based = zero_based if zero_based == "auto" else bool(zero_based)
+
+    def parse(self, path, chunk, first_line):
+        """(X, y) of a chunk, its indices read as settled (settling them if "auto")."""
+        if self.zero_based != "auto":
+            try:
+                return _parse(path, chunk, first_line, self.zero_based)
+            except DataFormatError as exc:
+                if self.given == "auto" and "is below 1" in exc.reason:
+                    raise DataFormatError(path, exc.line, exc.reason + "; zero_based='auto' "
+                                          "read the stream as one-based (its first block has "
+                                          "no index 0): give zero_based=True") from exc
+                raise
+        X, y = _parse(path, chunk, first_line, True)
+        if X.nnz:
+            self.zero_based = bool(X.indices.min() == 0)
+            if not self.zero_based:  # one-based after all: every index one lower
+                X = sp.csr_matrix((X.data, X.indices - 1, X.indptr),
+                                  shape=(X.shape[0], max(1, X.shape[1] - 1)))
+        return X, y
 
 
 def _parse(path, chunk, first_line, zero_based):
@@ -185,8 +246,12 @@ def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
         either, read in order; plain, ``.gz``, ``.bz2`` or ``.xz``.
     block_bytes : int, default=16 MiB
         The uncompressed bytes read and parsed at a time (cut at a line end).
-    zero_based : bool, default=False
-        Whether feature indices start at 0 (LIBSVM's files are one-based).
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0 (LIBSVM's files are one-based);
+        "auto" decides as scikit-learn's ``load_svmlight_file`` does, from the
+        first block with a feature (zero-based if it has an index 0, else
+        one-based; an index 0 in a later block of a stream read as one-based
+        is then an error that says to give True).
 
     Yields
     ------
@@ -217,8 +282,9 @@ def read_blocks(paths, *, block_bytes=BLOCK_BYTES, zero_based=False):
     [((1, 3), [1.0]), ((1, 2), [-1.0]), ((1, 7), [1.0])]
     """
     _check_block_bytes(block_bytes)
+    indexing = _Indexing(zero_based)
     for path in sources_of(paths):
-        for X, y, _ in _file_blocks(path, block_bytes, zero_based):
+        for X, y, _ in _file_blocks(path, block_bytes, indexing):
             yield X, y
 
 
@@ -227,14 +293,15 @@ def _check_block_bytes(block_bytes):
         raise ValueError(f"block_bytes must be a positive integer; got {block_bytes!r}")
 
 
-def _file_blocks(path, block_bytes, zero_based):
+def _file_blocks(path, block_bytes, indexing):
     """``(X, y, nbytes)`` of one file's blocks with rows: ``nbytes`` the uncompressed
-    bytes read for them (and for any rowless block before them)."""
+    bytes read for them (and for any rowless block before them); ``indexing`` an
+    :class:`_Indexing`, shared by the files of a stream."""
     line, nbytes = 1, 0
     with _open_binary(path) as f:
         try:
             for chunk in _chunks(f, block_bytes):
-                X, y = _parse(path, chunk, line, zero_based)
+                X, y = indexing.parse(path, chunk, line)
                 line += chunk.count(b"\n")
                 nbytes += len(chunk)
                 if X.shape[0]:
@@ -272,11 +339,14 @@ def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLO
         The data: one file, a glob pattern or a list (see :func:`read_blocks`).
     cache : str or path-like
         The cache file, written atomically; it may not be one of the inputs.
-    zero_based : bool, default=False
-        Whether the files' feature indices start at 0.
+    zero_based : bool or "auto", default=False
+        Whether the files' feature indices start at 0; "auto": zero-based if
+        the first block with a feature has an index 0 (see :func:`read_blocks`).
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         The values' type in the cache (float32 halves it; the linear
-        estimators compute in float64 and would convert it in memory).
+        estimators compute in float64 and would convert it in memory).  A
+        value beyond float32's range (about 3.4e38) is an error naming its
+        file and line, never an infinity in the cache.
     block_bytes : int, default=16 MiB
         The bytes parsed at a time: memory holds one block's rows, plus the
         writes' buffers.
@@ -285,7 +355,8 @@ def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLO
     -------
     dict
         The cache's header: ``n_rows``, ``n_features``, ``nnz``, the dtypes,
-        the sources.
+        the sources, each section's offset and CRC-32 (which :func:`load_cache`
+        verifies before it trusts a row).
 
     Examples
     --------
@@ -305,17 +376,46 @@ def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLO
         raise ValueError(f"dtype must be float64 or float32; got {dtype}")
     cache = os.fspath(cache)
     sources = sources_of(paths)
+    _check_block_bytes(block_bytes)
+    indexing = _Indexing(zero_based)
     _refuse_an_input(cache, sources)
-    records = [_source_record(p) for p in sources]  # before reading: a change shows as stale
-    writer = _CacheWriter(cache, zero_based, dtype)
+    records = []
+    for source in sources:  # before reading: a change shows as stale
+        with _open_binary(source):  # (a missing file, a folder: named)
+            records.append(_source_record(source))
+    writer = _CacheWriter(cache, indexing, dtype)
     try:
-        for X, y in read_blocks(sources, block_bytes=block_bytes, zero_based=zero_based):
-            writer.add(X, y)
+        for source in sources:
+            rows = 0
+            for X, y, _ in _file_blocks(source, block_bytes, indexing):
+                try:
+                    writer.add(X, y)
+                except _Unrepresentable as exc:
+                    feature = exc.column + (0 if indexing.zero_based is True else 1)
+                    raise DataFormatError(
+                        source, _line_of_row(source, rows + exc.row),
+                        f"the value {exc.value!r} of feature {feature} is beyond the range "
+                        f"of {dtype.name} (at most {float(np.finfo(dtype).max):.6g} in "
+                        f"magnitude): convert it as float64") from None
+                rows += X.shape[0]
         if writer.n_rows == 0:
             raise DataFormatError(sources[0], None, "no data: the files have no examples")
         return writer.finish(records)
     finally:
         writer.close()
+
+
+def _line_of_row(path, row):
+    """The number of the line of ``path`` that holds its row ``row`` (from 0): the rows
+    are the lines with something before any ``#``."""
+    seen = -1
+    with _open_binary(path) as f:
+        for number, line in enumerate(f, start=1):
+            if line.split(b"#", 1)[0].strip():
+                seen += 1
+                if seen == row:
+                    return number
+    return None
 
 
 def _refuse_an_input(cache, sources):
@@ -329,12 +429,19 @@ class _StaleCache(CacheError):
     """A cache older than one of its sources (which a stream writes again)."""
 
 
+class _OldCache(CacheError):
+    """A cache of an older version of the format (which a stream writes again)."""
+
+
 class _CacheWriter:
     """A cache written as blocks of rows arrive: each section into a temporary file beside
-    the cache, then :meth:`finish` writes the cache atomically (:meth:`close` in any case)."""
+    the cache, then :meth:`finish` writes the cache atomically (:meth:`close` in any case).
 
-    def __init__(self, cache, zero_based, dtype):
-        self.cache, self.zero_based, self.dtype = cache, bool(zero_based), np.dtype(dtype)
+    ``indexing``: the :class:`_Indexing` the rows were read with (its ``zero_based`` is
+    settled by the time :meth:`finish` runs)."""
+
+    def __init__(self, cache, indexing, dtype):
+        self.cache, self.indexing, self.dtype = cache, indexing, np.dtype(dtype)
         folder = os.path.dirname(os.path.abspath(cache))
         self.parts = {}
         try:
@@ -347,11 +454,19 @@ class _CacheWriter:
         self.n_rows = self.nnz = self.width = 0
 
     def add(self, X, y):
+        """Append the rows; a value that the cache's dtype cannot hold (beyond float32's
+        range) raises :class:`_Unrepresentable` before anything is written."""
+        with np.errstate(over="ignore"):  # (an overflow is refused just below)
+            data = X.data.astype(self.dtype)
+        if data.dtype != X.data.dtype and not np.all(np.isfinite(data)):
+            at = int(np.flatnonzero(~np.isfinite(data))[0])
+            raise _Unrepresentable(int(np.searchsorted(X.indptr, at, side="right")) - 1,
+                                   float(X.data[at]), int(X.indices[at]))
         parts = self.parts
         parts["y"].write(y.astype(np.float64).tobytes())
         parts["indptr"].write((X.indptr[1:] + self.nnz).astype(np.int64).tobytes())
         parts["indices"].write(X.indices.astype(np.int64).tobytes())
-        parts["data"].write(X.data.astype(self.dtype).tobytes())
+        parts["data"].write(data.tobytes())
         self.n_rows, self.nnz = self.n_rows + X.shape[0], self.nnz + X.nnz
         self.width = max(self.width, X.shape[1])
 
@@ -359,14 +474,15 @@ class _CacheWriter:
         """Write the cache (``records``: each source's path, size and modification time,
         taken before it was read); its header."""
         n_rows, nnz, width, dtype = self.n_rows, self.nnz, self.width, self.dtype
-        index = np.int32 if max(nnz, width) <= np.iinfo(np.int32).max else np.int64
+        index = _index_dtype(nnz, width)
+        zero_based = self.indexing.zero_based
         header = {"format": FORMAT, "version": VERSION, "n_rows": n_rows, "n_features": width,
-                  "nnz": nnz, "value_dtype": dtype.str, "index_dtype": np.dtype(index).str,
-                  "zero_based": self.zero_based, "sources": records}
-        itemsize = np.dtype(index).itemsize
-        sizes = {"y": 8 * n_rows, "indptr": itemsize * (n_rows + 1),
-                 "indices": itemsize * nnz, "data": dtype.itemsize * nnz}
-        _layout(header, sizes)
+                  "nnz": nnz, "value_dtype": dtype.str, "index_dtype": index.str,
+                  "zero_based": True if zero_based == "auto" else zero_based,
+                  "zero_based_given": self.indexing.given, "sources": records,
+                  "checksums": {name: "0" * 8 for name in _SECTIONS},
+                  "header_checksum": "0" * 8}
+        _layout(header, _section_sizes(n_rows, nnz, dtype, index))
         write_atomic(self.cache, lambda f: _write_cache(f, header, self.parts, index))
         return header
 
@@ -375,39 +491,87 @@ class _CacheWriter:
             part.close()
 
 
+class _Unrepresentable(ValueError):
+    """A value the cache's dtype cannot hold: the block's ``row``, the ``value``, its
+    feature ``column`` (as stored)."""
+
+    def __init__(self, row, value, column):
+        super().__init__(row, value, column)
+        self.row, self.value, self.column = row, value, column
+
+
+def _index_dtype(nnz, width):
+    """The cache's index dtype: int32 where the offsets and indices fit, else int64."""
+    return np.dtype(np.int32 if max(nnz, width) <= np.iinfo(np.int32).max else np.int64)
+
+
+def _section_sizes(n_rows, nnz, values, index):
+    return {"y": 8 * n_rows, "indptr": index.itemsize * (n_rows + 1),
+            "indices": index.itemsize * nnz, "data": values.itemsize * nnz}
+
+
 def _layout(header, sizes):
     """Each section's offset (aligned) and the file's size, into the header; the header's
     own length is fixed first, so the offsets it holds do not move it."""
     header["offsets"], header["file_size"] = {name: 0 for name in _SECTIONS}, 0
     for _ in range(3):  # the header's length depends on the numbers it holds: to a fixed point
-        at = _aligned(len(MAGIC) + 8 + len(json.dumps(header).encode()))
-        for name in _SECTIONS:
-            header["offsets"][name] = at
-            at = _aligned(at + sizes[name])
-        header["file_size"] = at
+        offsets, size = _offsets(len(json.dumps(header).encode()), sizes)
+        header["offsets"], header["file_size"] = offsets, size
+
+
+def _offsets(length, sizes):
+    """The sections' offsets and the file's size behind a header of ``length`` bytes."""
+    at, offsets = _aligned(len(MAGIC) + 8 + length), {}
+    for name in _SECTIONS:
+        offsets[name] = at
+        at = _aligned(at + sizes[name])
+    return offsets, at
 
 
 def _aligned(n):
     return -(-n // _ALIGN) * _ALIGN
 
 
+def _header_checksum(header):
+    """The CRC-32 of the header's JSON without its own checksum, as 8 hex digits."""
+    rest = {key: value for key, value in header.items() if key != "header_checksum"}
+    return f"{zlib.crc32(json.dumps(rest).encode()):08x}"
+
+
 def _write_cache(f, header, parts, index):
+    """The magic, the header (its checksums written last, in place: they are of fixed
+    length) and the sections, each CRC-32'd as written."""
     text = json.dumps(header).encode()
     f.write(MAGIC + len(text).to_bytes(8, "little") + text)
     for name in _SECTIONS:
         f.write(b"\0" * (header["offsets"][name] - f.tell()))
-        part = parts[name]
+        part, crc = parts[name], 0
         part.seek(0)
-        if name in ("indptr", "indices") and index == np.int32:
-            while chunk := part.read(8 << 20):  # int64 as written, narrowed
-                f.write(np.frombuffer(chunk, np.int64).astype(np.int32).tobytes())
-        else:
-            shutil.copyfileobj(part, f, 8 << 20)
+        while chunk := part.read(_PIECE):
+            if name in ("indptr", "indices") and index == np.int32:  # int64 as written,
+                chunk = np.frombuffer(chunk, np.int64).astype(np.int32).tobytes()  # narrowed
+            crc = zlib.crc32(chunk, crc)
+            f.write(chunk)
+        header["checksums"][name] = f"{crc:08x}"
     f.write(b"\0" * (header["file_size"] - f.tell()))
+    header["header_checksum"] = _header_checksum(header)
+    final = json.dumps(header).encode()
+    if len(final) != len(text):  # (cannot happen: the checksums are 8 hex digits each)
+        raise AssertionError("the cache's header changed length")
+    f.seek(len(MAGIC) + 8)
+    f.write(final)
 
 
 def _refuse(path, what):
     raise CacheError(f"{path}: {what}")
+
+
+def _unique_keys(pairs):
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        twice = next(key for key in keys if keys.count(key) > 1)
+        raise ValueError(f"the field {twice!r} is given twice")
+    return dict(pairs)
 
 
 def _read_header(path, f, size):
@@ -417,42 +581,66 @@ def _read_header(path, f, size):
     length = int.from_bytes(head[len(MAGIC):], "little")
     if len(head) < len(MAGIC) + 8 or length > min(_HEADER_CAP, size):
         _refuse(path, "is truncated or corrupt (its header's length is not plausible)")
+    text = f.read(length)
     try:
-        header = json.loads(f.read(length))
+        header = json.loads(text, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError) as exc:
         _refuse(path, f"is truncated or corrupt (its header is not JSON: {quote(exc)})")
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         _refuse(path, "is not a pegasos cache file (its header is of another format)")
-    if header.get("version") != VERSION or type(header.get("version")) is not int:
-        _refuse(path, f"has cache version {quote(header.get('version'))}; this pegasos reads "
-                      f"version {VERSION} (run pegasos convert again)")
+    version = header.get("version")
+    if version != VERSION or type(version) is not int:
+        kind = _OldCache if type(version) is int and 1 <= version < VERSION else CacheError
+        raise kind(f"{path}: has cache version {quote(version)}; this pegasos reads version "
+                   f"{VERSION} (run pegasos convert again to make it anew)")
+    if sorted(header) != sorted(_HEADER_KEYS):
+        odd = sorted(set(header) ^ set(_HEADER_KEYS))
+        _refuse(path, f"is corrupt (its header's fields are not a cache's: {quote(odd)})")
+    if header["header_checksum"] != _header_checksum(header) or len(text) != length:
+        _refuse(path, "is corrupt: its header does not match its checksum (run pegasos "
+                      "convert again)")
+    header["_length"] = length
     return header
 
 
 def _checked_layout(path, header, size):
-    """The dtypes and (offset, count) of each section, every field typed and in the file."""
-    def count(key):
+    """The dtypes and (offset, count) of each section: every field typed, and the offsets
+    and file size those that the counts and dtypes give (as :func:`_layout` made them)."""
+    def count(key, low, high):
         value = header.get(key)
-        if type(value) is not int or value < 0:
-            _refuse(path, f"is corrupt (its header's {key!r} is {quote(value)})")
+        if type(value) is not int or not low <= value <= high:
+            _refuse(path, f"is corrupt (its header's {key!r} is {quote(value)}; "
+                          f"[{low}, {high}] is expected)")
         return value
 
-    n_rows, width, nnz = count("n_rows"), count("n_features"), count("nnz")
+    n_rows = count("n_rows", 1, size)
+    width = count("n_features", 1, MAX_FEATURE_INDEX + 1)
+    nnz = count("nnz", 0, size)
     values, index = header.get("value_dtype"), header.get("index_dtype")
     if values not in ("<f8", "<f4") or index not in ("<i4", "<i8"):
         _refuse(path, f"is corrupt (dtypes {quote(values)}, {quote(index)})")
-    offsets = header.get("offsets")
-    if not (isinstance(offsets, dict) and sorted(offsets) == sorted(_SECTIONS)
-            and all(type(v) is int and v >= 0 for v in offsets.values())):
-        _refuse(path, "is corrupt (its header's section offsets are malformed)")
+    values, index = np.dtype(values), np.dtype(index)
+    if index != _index_dtype(nnz, width):
+        _refuse(path, f"is corrupt (index dtype {index.str} for {nnz} values and {width} "
+                      "features)")
+    if type(header.get("zero_based")) is not bool or \
+            header.get("zero_based_given") not in (True, False, "auto"):
+        _refuse(path, "is corrupt (its header's zero_based fields are malformed)")
+    checksums = header.get("checksums")
+    if not (isinstance(checksums, dict) and sorted(checksums) == sorted(_SECTIONS)
+            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{8}", v)
+                    for v in checksums.values())):
+        _refuse(path, "is corrupt (its header's checksums are malformed)")
     if header.get("file_size") != size:
         _refuse(path, f"is truncated or corrupt: its header says {quote(header.get('file_size'))} "
                       f"bytes, the file has {size}")
-    sections = {"y": ("<f8", n_rows), "indptr": (index, n_rows + 1),
+    offsets, file_size = _offsets(header["_length"], _section_sizes(n_rows, nnz, values, index))
+    if header.get("offsets") != offsets or file_size != size:
+        _refuse(path, f"is corrupt: its header's section offsets and size "
+                      f"({quote(header.get('offsets'))}, {size} bytes) are not those of "
+                      f"{n_rows} rows and {nnz} values ({offsets}, {file_size} bytes)")
+    sections = {"y": (np.dtype("<f8"), n_rows), "indptr": (index, n_rows + 1),
                 "indices": (index, nnz), "data": (values, nnz)}
-    for name, (dtype, n) in sections.items():
-        if offsets[name] + np.dtype(dtype).itemsize * n > size:
-            _refuse(path, f"is truncated: its {name} lie beyond the end of the file")
     return sections, offsets, width
 
 
@@ -462,19 +650,65 @@ def _check_sources(path, header):
     if not isinstance(sources, list):
         _refuse(path, "is corrupt (its header's sources are malformed)")
     for record in sources:
-        if not (isinstance(record, dict) and isinstance(record.get("path"), str)):
+        if not (isinstance(record, dict) and isinstance(record.get("path"), str)
+                and type(record.get("size")) is int and type(record.get("mtime_ns")) is int):
             _refuse(path, "is corrupt (its header's sources are malformed)")
         try:
             now = _source_record(record["path"])
-        except OSError:
+        except (OSError, ValueError):
             continue  # moved or removed: the cache holds the data on its own
         if (now["size"], now["mtime_ns"]) != (record.get("size"), record.get("mtime_ns")):
             raise _StaleCache(f"{path}: is stale: its source {quote(record['path'])} changed "
                               "after it was made (run pegasos convert again)")
 
 
+def _verify_sections(path, f, header, sections, offsets):
+    """Read every section once, in pieces: its CRC-32 against the header's, and (labels,
+    values) each number finite; the first non-finite one as ``(section, position,
+    value)``, or None."""
+    bad = None
+    for name, (dtype, n) in sections.items():
+        f.seek(offsets[name])
+        left, done, crc = dtype.itemsize * n, 0, 0
+        while left:
+            piece = f.read(min(left, _PIECE))
+            if not piece:
+                _refuse(path, f"is truncated: its {name} end before the file does")
+            crc, left = zlib.crc32(piece, crc), left - len(piece)
+            if name in ("y", "data") and bad is None:
+                numbers = np.frombuffer(piece, dtype)
+                finite = np.isfinite(numbers)
+                if not finite.all():
+                    at = int(np.flatnonzero(~finite)[0])
+                    bad = (name, done + at, float(numbers[at]))
+            done += len(piece) // dtype.itemsize
+        if f"{crc:08x}" != header["checksums"][name]:
+            _refuse(path, f"is corrupt: its {name} section does not match its checksum (the "
+                          "file was changed or damaged after pegasos convert wrote it; run "
+                          "pegasos convert again)")
+    return bad
+
+
+def _check_n_features(n_features):
+    if n_features is None:
+        return
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+        raise TypeError(f"n_features must be an integer (or None); got {n_features!r}")
+    if not 1 <= n_features <= MAX_FEATURE_INDEX + 1:
+        raise ValueError(f"n_features must be in [1, {MAX_FEATURE_INDEX + 1}]; "
+                         f"got {n_features!r}")
+
+
 def load_cache(path, *, n_features=None):
     """The rows and labels of a cache file, memory-mapped: ``(X, y)``.
+
+    Before any row is returned, the file is read through once: its header's
+    fields against each other and the file's size, each section against the
+    CRC-32 that :func:`convert` wrote, and every label and value finite; then
+    the rows' structure (offsets increasing, indices within the width).  This
+    costs one read of the file (about a tenth of the time of parsing its text,
+    see :func:`convert`), after which the pages are the operating system's to
+    keep or drop.
 
     Parameters
     ----------
@@ -496,8 +730,10 @@ def load_cache(path, *, n_features=None):
     Raises
     ------
     CacheError
-        A file that is not a cache, of another version, truncated, corrupt,
-        or older than a source file that is still there.
+        A file that is not a cache, of another version (caches of version 1,
+        before the checksums, are refused: run ``pegasos convert`` again),
+        truncated, corrupt (a field, a checksum, a value that is not finite,
+        the rows' structure), or older than a source file that is still there.
 
     See Also
     --------
@@ -514,33 +750,49 @@ def load_cache(path, *, n_features=None):
     >>> X.shape, X.data.flags.writeable
     ((2, 4), False)
     """
+    _check_n_features(n_features)
     path = os.fspath(path)
     special = special_file(path)
     if special is not None:
         _refuse(path, f"is {special}, not a regular file")
+    if os.path.isdir(path):
+        _refuse(path, "is a folder, not a cache file")
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         header = _read_header(path, f, size)
-    sections, offsets, width = _checked_layout(path, header, size)
-    _check_sources(path, header)
-    if n_features is not None:
-        if n_features < width:
+        sections, offsets, width = _checked_layout(path, header, size)
+        _check_sources(path, header)
+        if n_features is not None and n_features < width:
             raise ValueError(f"{path} has {width} features, more than the {n_features} asked "
                              "for; a cache is read at its own width or wider")
-        width = n_features
-    if header["n_rows"] == 0:
-        _refuse(path, "has no rows")
+        bad = _verify_sections(path, f, header, sections, offsets)
     arrays = {name: np.memmap(path, dtype=dtype, mode="r", offset=offsets[name], shape=(n,))
               if n else np.zeros(0, dtype) for name, (dtype, n) in sections.items()}
-    if not np.all(np.isfinite(arrays["y"])):  # (the values are checked where they are used)
-        _refuse(path, "is corrupt: it holds a NaN or infinite label")
-    X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
-                      shape=(header["n_rows"], width), copy=False)
+    if bad is not None:
+        _refuse_not_finite(path, header, arrays, bad)
+    if int(arrays["indptr"][-1]) != header["nnz"]:
+        _refuse(path, f"is corrupt: its rows end at value {int(arrays['indptr'][-1])}, its "
+                      f"header counts {header['nnz']} values")
     try:  # before anything compiled (SciPy's slicing too) reads it: O(nnz), once
+        X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                          shape=(header["n_rows"], width if n_features is None else n_features),
+                          copy=False)
         check_sparse_structure(X)
     except ValueError as exc:
         _refuse(path, f"is corrupt: {exc}")
     return X, arrays["y"]
+
+
+def _refuse_not_finite(path, header, arrays, bad):
+    """The message a text file's non-finite entry gets, with the cache's row for its line."""
+    name, at, value = bad
+    if name == "y":
+        _refuse(path, f"row {at + 1}: the label {value!r} is not finite (the cache is corrupt; "
+                      "run pegasos convert again)")
+    row = int(np.searchsorted(arrays["indptr"], at, side="right"))  # 1-based
+    feature = int(arrays["indices"][at]) + (0 if header["zero_based"] else 1)
+    _refuse(path, f"row {row}: the value {value!r} of feature {feature} is not finite (the "
+                  "cache is corrupt; run pegasos convert again)")
 
 
 # --- a stream of rows, for fit ------------------------------------------------------
@@ -594,10 +846,12 @@ class SVMLightStream:
         The labels; by default those of the first buffer's rows (of a cache:
         of its first ``buffer_rows`` rows); a later row of another label is an
         error that says to give them.
-    zero_based : bool, default=False
-        Whether feature indices start at 0.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0; "auto" as :func:`read_blocks`
+        decides it (from the first block with a feature).
     block_bytes : int, default=16 MiB
-        The bytes parsed at a time.
+        The bytes parsed at a time (read in pieces of at most 8 MiB, whatever
+        this is).
     buffer_rows : int, default=65536
         The shuffle buffer's rows: memory holds them (about 12 bytes a stored
         value) and one block.  A round draws an eighth of them.
@@ -651,6 +905,7 @@ class SVMLightStream:
                 or (isinstance(holdout, (int, np.integer)) and holdout >= 1)):
             raise ValueError("holdout must be a positive number of rows or a file's path; got "
                              f"{holdout!r}")
+        _Indexing(zero_based)  # (checked)
         self.n_features = None if n_features is None else int(n_features)
         self.classes = None if classes is None else np.unique(np.asarray(classes))
         self.zero_based = zero_based
@@ -663,7 +918,8 @@ class SVMLightStream:
         if self.cache is not None:
             if len(self.paths) == 1 and is_cache(self.paths[0]):
                 raise ValueError(f"{self.paths[0]} is a cache already: give no cache")
-            _refuse_an_input(self.cache, self.paths)
+            held = [os.fspath(holdout)] if isinstance(holdout, (str, os.PathLike)) else []
+            _refuse_an_input(self.cache, self.paths + held)
 
     def rows(self):
         """A :class:`RowSource` over the files, from their start."""
@@ -691,6 +947,9 @@ class RowSource:
         self._pending = None  # (X, y) of a block not all taken
         self._seen = {}  # path: its record (_source_record) when the fit began
         self._writer = None
+        self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
+        self.width = None  # the fit's, once known: a wider row taken is an error
+        self._path = None  # the file being read
         paths, cache = stream.paths, stream.cache
         if len(paths) == 1 and is_cache(paths[0]):
             self.cached = load_cache(paths[0])
@@ -701,9 +960,9 @@ class RowSource:
             except FileNotFoundError:
                 raise DataFormatError(path, None, "does not exist") from None
         if cache is not None:
-            self.cached = _fresh_cache(cache, paths, stream.zero_based)
+            self.cached = _fresh_cache(cache, paths, self.indexing.given)
             if self.cached is None:
-                self._writer = _CacheWriter(cache, stream.zero_based, np.float64)
+                self._writer = _CacheWriter(cache, self.indexing, np.float64)
 
     def hold_out(self, m):
         """The first ``m`` rows, ``(X, y)``, set apart: never taken again, nor drawn from
@@ -777,7 +1036,13 @@ class RowSource:
         part = self._last = min(m, X.shape[0])
         self._pending = None if part == X.shape[0] else (X[part:], y[part:])
         self.rows_read += part
-        return X[:part], y[:part]
+        rows = _own_width(X[:part])
+        if self.width is not None and rows.shape[1] > self.width:
+            raise ValueError(
+                f"{self._path}: a row is {rows.shape[1]} features wide, beyond the stream's "
+                f"n_features={self.width}: give n_features >= {rows.shape[1]} (pegasos "
+                "train: --n-features; by default, the width of the first buffer's rows)")
+        return rows, y[:part]
 
     def _next_block(self):
         """The pass's next block, or None when it ends (the next take starts another)."""
@@ -798,8 +1063,9 @@ class RowSource:
     def _read_pass(self):
         stream = self.stream
         for path in stream.paths:
+            self._path = path
             self._check_unchanged(path)
-            for block in _file_blocks(path, stream.block_bytes, stream.zero_based):
+            for block in _file_blocks(path, stream.block_bytes, self.indexing):
                 self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
                 yield block
             self._check_unchanged(path)
@@ -815,6 +1081,15 @@ class RowSource:
                                   "began); the fit stops rather than mix two versions")
 
 
+def _own_width(X):
+    """CSR rows as wide as their own largest index (a block's are as wide as the block's):
+    the stream's width rule then depends on the rows taken, never on where a block ends."""
+    width = int(X.indices.max()) + 1 if X.nnz else 1
+    if width == X.shape[1]:
+        return X
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+
+
 def _fresh_cache(cache, paths, zero_based):
     """``load_cache(cache)`` if it is a cache of ``paths`` not older than they are; None if
     there is none (or a stale one, to be written again); an error for any other file."""
@@ -823,17 +1098,20 @@ def _fresh_cache(cache, paths, zero_based):
     if not is_cache(cache):
         raise CacheError(f"{cache}: is not a pegasos cache file; a stream's cache is never "
                          "written over another file")
-    with open(cache, "rb") as f:
-        header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
+    try:
+        with open(cache, "rb") as f:
+            header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
+    except _OldCache:
+        return None  # (a stream's own cache of an older format: written again)
     sources = header.get("sources")
     made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
         if isinstance(sources, list) else None
     if made_of != [os.path.abspath(p) for p in paths]:
         raise CacheError(f"{cache}: is the cache of other files ({quote(made_of)}); give "
                          "another cache path, or delete it")
-    if header.get("zero_based") != bool(zero_based):
-        raise CacheError(f"{cache}: was made with zero_based={header.get('zero_based')!r}, "
-                         f"this stream reads its files with zero_based={bool(zero_based)}; "
+    if header.get("zero_based_given") != zero_based:
+        raise CacheError(f"{cache}: was made with zero_based={header.get('zero_based_given')!r}, "
+                         f"this stream reads its files with zero_based={zero_based!r}; "
                          "give another cache path, or delete it")
     try:
         return load_cache(cache)

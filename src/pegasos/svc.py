@@ -32,7 +32,7 @@ __all__ = ["DualNuSVC", "DualSVC"]
 
 #: Rows replaced per iteration, as a share of the working set (ThunderSVM's is half).
 #: A quarter computes fewer columns in more iterations, each with more of the set kept
-#: (BENCHMARKS.md, "Where `DualSVC`'s time goes"): on the covtype subset (C = 10)
+#: (docs/journal/dualsvc_profile.md): on the covtype subset (C = 10)
 #: 13,122 columns against 14,937, on Adult 16,887 against 19,127, on 20,000 Fashion-MNIST
 #: rows, 10 classes, 74,088 against 89,528, on ijcnn1 as SVR 35,434 against 50,014; no
 #: fit measured was slower, SVR's was 25% faster.
@@ -55,11 +55,37 @@ INNER_STEPS_PER_ROW = 100
 FOLD_SET_DIVISOR = 4
 
 
-def _say(est, p, total, result):
+def pair_steps(result):
+    """Each problem's pair steps (SMO's iterations: ``n_iter_``, as SVC's) of a
+    :class:`~pegasos._solvers.working_set.Result`; 0 where none were counted (a problem
+    with nothing to solve)."""
+    if result.problem_steps is None:
+        return np.zeros(result.state.a.shape[1], np.int64)
+    return np.asarray(result.problem_steps, dtype=np.int64)
+
+
+def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
+    """The :class:`~sklearn.exceptions.ConvergenceWarning` of a fit that stopped above
+    ``tol``, or at ``max_iter`` (``out_of_steps``: then SVC's words, whether or not the
+    last step solved the problem, as SVC's), with the working sets, ``n_iter_`` and the
+    ``violation`` (its text) it stopped at."""
+    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
+    if out_of_steps:
+        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler. ")
+        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
+    else:  # (no step moved the working sets)
+        said, advice = f"{name}: ", "No step could reduce it further."
+    warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
+                  f"steps (n_iter_) with a largest violation of {violation}. {advice}",
+                  ConvergenceWarning)
+
+
+def say(est, p, total, result):
     """``verbose``: one line per solved problem, as LIBSVM's messages."""
     a = result.state.a
-    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} iterations, "
-          f"nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
+    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} working sets, "
+          f"{int(pair_steps(result).sum())} pair steps, nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
           + ", ".join(f"{-b:.6g}" for b in result.intercept)
           + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
 
@@ -191,7 +217,7 @@ class DualSVC(_KernelClassifier):
     ``multi_class="ovr"`` they are one-vs-rest instead (as the library's other
     kernel estimators), trained together: one working set of the union of
     every problem's worst rows, one block of columns for all.  One-vs-one was
-    7x faster on 10-class Fashion-MNIST at the default cache (BENCHMARKS.md,
+    7x faster on 10-class Fashion-MNIST at the default cache (docs/journal/dualsvc.md,
     "SVC's model"): its columns are a fifth as long, so 200 MB keeps five times
     as many, and its problems are smaller.
 
@@ -216,9 +242,12 @@ class DualSVC(_KernelClassifier):
         ``min -y_i G_i`` over those that may shrink, is at most ``tol``
         (LIBSVM's ``-e``, SVC's ``tol``).
     max_iter : int, default=-1
-        Iterations (working sets) at most; -1 for no limit.  When reached,
-        a :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation
-        and the duality gap.
+        SMO's iterations (pair steps) at most, per problem, as SVC's: the
+        steps of the inner solves counted across the working sets; -1 for no
+        limit.  A problem that reaches it stops there, with SVC's
+        :class:`~sklearn.exceptions.ConvergenceWarning` ("Solver terminated
+        early", which also gives the violation and the duality gap) and
+        ``fit_status_`` 1, as SVC's, even where the last step solved it.
     working_set_size : int >= 4, default=1024
         Rows per working set (q).  Each iteration computes at most ``q/4``
         new kernel columns (2 at least, ``q`` at the first): each problem's
@@ -229,7 +258,7 @@ class DualSVC(_KernelClassifier):
         (``1.25 q`` columns of n values, always kept), in float32 whatever the
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (BENCHMARKS.md,
+        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
         "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
         one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
         vector's column computed once), one-vs-one 27.5 s with 200 MB; on
@@ -287,12 +316,12 @@ class DualSVC(_KernelClassifier):
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
     callback : callable, default=None
-        Called after iterations 1, 2, 4, 8, ... and the last, once per
+        Called after working sets 1, 2, 4, 8, ... and the last, once per
         problem (one-vs-rest problems together; pairs of classes one after
         another), with one :class:`~pegasos.Report`: ``problem`` (the pair's
-        number in SVC's order, or the class), ``t`` and ``iterations``
-        (working sets so far), ``iterations_total`` (``max_iter``, 0 for no
-        limit), ``kernel_evals`` (columns computed times their length) and
+        number in SVC's order, or the class), ``t`` (working sets so far),
+        ``iterations`` (the problem's pair steps so far), ``iterations_total``
+        (``max_iter``, 0 for no limit), ``kernel_evals`` (columns computed times their length) and
         ``seconds`` (so far, all problems together), ``coef`` (``y_i a_i`` of
         every training row, 0 outside a pair's rows) and ``intercept``.  The fit is the
         same with or without it.  Used by ``pegasos train`` for its progress
@@ -309,9 +338,10 @@ class DualSVC(_KernelClassifier):
     gamma_ : float
         The kernel coefficient used ("scale"/"auto" resolved as in SVC).
     n_iter_ : ndarray of shape (n_problems,)
-        Iterations (working sets) of each problem, as SVC's: one per pair of
-        classes (one-vs-one), one for two classes; one-vs-rest problems share
-        their iterations (each entry is their number).
+        SMO's iterations (pair steps, across the working sets) of each
+        problem, as SVC's: one per pair of classes (one-vs-one), one for two
+        classes, one per class (one-vs-rest).  At most ``max_iter``.  The
+        working sets are the callback reports' ``t``.
     coef_ : ndarray or sparse matrix of shape (n_problems, n_features)
         With ``kernel="linear"`` only, as SVC's: the weights of each problem
         (``dual_coef_`` times the support vectors; sparse after a fit on
@@ -334,11 +364,15 @@ class DualSVC(_KernelClassifier):
         Each problem's relative duality gap ``(P - D) / P`` at the end: the
         primal from the kept gradients, the dual from the variables.
     fit_status_ : int
-        0 if every problem reached ``tol``, 1 otherwise (as SVC's).
+        0 if every problem reached ``tol`` within ``max_iter``, 1 otherwise
+        (as SVC's).
     class_weight_ : ndarray of shape (n_classes,)
         Each class's weight (1 without ``class_weight``), as SVC's.
     shape_fit_ : tuple
         The training rows' shape (not kept in model files).
+    probA_, probB_ : ndarray of shape (n_problems,) or (0,)
+        The sigmoids of ``probability=True`` (see ``probability``); an empty
+        array after a fit without probabilities, as SVC's.
 
     See Also
     --------
@@ -439,7 +473,7 @@ class DualSVC(_KernelClassifier):
             solved.append(result)
             seconds += result.seconds
             if self.verbose:
-                _say(self, p, len(problems), result)
+                say(self, p, len(problems), result)
             evals += cost
         return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
 
@@ -508,21 +542,17 @@ class DualSVC(_KernelClassifier):
         self.shape_fit_ = X.shape
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         self.relative_gap_ = np.concatenate(gaps)
-        self.n_iter_ = np.array([r.n_iter for r in solved for _ in range(r.state.a.shape[1])],
-                                dtype=np.int64)
+        self.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
         self.n_kernel_columns_ = int(sum(r.columns for r in solved))
         self.n_kernel_evals_ = int(evals)
-        self.fit_status_ = 0 if all(r.converged for r in solved) else 1
+        out_of_steps = any(r.out_of_steps for r in solved)
+        self.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
         if self.fit_status_:
-            warnings.warn(
-                f"{type(self).__name__} stopped after {sum(r.n_iter for r in solved)} iterations "
-                f"(max_iter={self.max_iter}"
-                f"{' per pair of classes' if len(problems) > 1 else ''}) with a largest "
-                f"violation of {self.violation_.max():.3g} "
-                f"(tol={self.tol:g}) and a relative duality gap of "
-                f"{self.relative_gap_.max():.3g}. Increase max_iter.",
-                ConvergenceWarning,
-            )
+            warn_unconverged(
+                self, out_of_steps, sum(r.n_iter for r in solved),
+                f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality gap "
+                f"of {self.relative_gap_.max():.3g}",
+                " per pair of classes" if len(problems) > 1 else "")
         if problems[0].keep is None:
             Y = np.column_stack([problem.Y for problem in problems])
             a = np.column_stack([r.state.a for r in solved])
@@ -543,21 +573,22 @@ class DualSVC(_KernelClassifier):
         first, total, before = position
         report, reported = None, [0]
         if self.callback is not None:
-            def report(it, columns, seconds, state, intercept):
+            def report(it, columns, seconds, state, intercept, steps):
                 reported[0] = it
                 for c in range(Y.shape[1]):
                     coef = training_coef(Y[:, c] * state.a[:, c], keep, n_total)
                     self.callback(Report(
                         problem=first + c, n_problems=max(total, Y.shape[1]), t=it,
-                        iterations=it, iterations_total=max(plan.max_iter, 0),
+                        iterations=int(steps[c]), iterations_total=max(plan.max_iter, 0),
                         seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
                         kernel_evals=int(columns) * n))
 
-        dual, start, start_evals = self._first_point(X, labels, Y, bounds)
+        dual, start, start_evals = self._first_point(X, labels, Y, bounds, gram)
         result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
                          gram, dual, arena=arena)
         if report is not None and reported[0] != result.n_iter:
-            report(result.n_iter, result.columns, result.seconds, result.state, result.intercept)
+            report(result.n_iter, result.columns, result.seconds, result.state, result.intercept,
+                   result.problem_steps)
         if getattr(self, "_sigmoids", None) is not None:
             self._sigmoids[first] = pair_sigmoid(
                 *self._folds(points(rows, sqnorm), Y, bounds, plan, result, first), None)
@@ -604,10 +635,10 @@ class DualSVC(_KernelClassifier):
         # (C=inf: the hard margin; rows of weight 0 stay out, without inf * 0)
         return np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)
 
-    def _first_point(self, X, labels, Y, bounds):
+    def _first_point(self, X, labels, Y, bounds, gram=None):
         """(the dual, the start, its kernel evaluations) of the problems ``Y`` on the rows X
-        (of the labels ``labels``, and the bounds ``bounds``): SVC's dual, from zero or
-        ``start_epochs``."""
+        (of the labels ``labels``, and the bounds ``bounds``; ``gram`` the
+        :class:`Cut`'s): SVC's dual, from zero or ``start_epochs``."""
         if self.start_epochs <= 0:
             return _ws.SVC_DUAL, None, 0
         if not math.isfinite(self.C):
@@ -676,6 +707,47 @@ class DualSVC(_KernelClassifier):
         evals = pegasos.n_kernel_evals_ + sv.size * (sv.size + len(labels))
         return _ws.WorkingSetState(a, F), evals
 
+    # -- the sigmoids, SVC's empty arrays without them ---------------------------
+
+    def _sigmoid_part(self, name):
+        """The fitted ``probA_`` or ``probB_`` (kept in ``vars(self)``, as model files
+        save it), or SVC's empty array after a fit without probabilities."""
+        check_is_fitted(self)
+        found = self.__dict__.get(name)
+        return np.empty(0) if found is None else found
+
+    @property
+    def probA_(self):
+        """The sigmoids' slopes, one per problem (``probability=True``).
+
+        An empty array after a fit without probabilities, as SVC's.
+        """
+        return self._sigmoid_part("probA_")
+
+    @probA_.setter
+    def probA_(self, value):
+        self.__dict__["probA_"] = value
+
+    @probA_.deleter
+    def probA_(self):
+        del self.__dict__["probA_"]
+
+    @property
+    def probB_(self):
+        """The sigmoids' offsets, one per problem (``probability=True``).
+
+        An empty array after a fit without probabilities, as SVC's.
+        """
+        return self._sigmoid_part("probB_")
+
+    @probB_.setter
+    def probB_(self, value):
+        self.__dict__["probB_"] = value
+
+    @probB_.deleter
+    def probB_(self):
+        del self.__dict__["probB_"]
+
     # -- one-vs-one output ------------------------------------------------------
 
     @property
@@ -716,7 +788,10 @@ class DualSVC(_KernelClassifier):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The rows to score; with ``kernel="precomputed"``, K(X, X_train) of
-            shape (n_samples, n_training_samples).
+            shape (n_samples, n_training_samples).  Dense or CSR whatever the
+            training rows were, with the same values (SVC refuses sparse rows
+            after a dense fit: scikit-learn wraps libsvm's dense and sparse
+            builds, each with its own model).
 
         Returns
         -------
@@ -1058,13 +1133,21 @@ class DualNuSVC(DualSVC):
         checked)."""
         return _NuSVCFold(**self.get_params(deep=False))
 
-    def _first_point(self, X, labels, Y, bounds):
+    def _first_point(self, X, labels, Y, bounds, gram=None):
         """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
-        the pair's weight."""
+        the pair's weight.  Its responses are read from the kernel matrix ``gram`` (the
+        :class:`Cut`'s (matrix, the pair's rows in it)) where there is one, as every later
+        step's are (LIBSVM's from its Q): the same diagonal, so that a symmetric problem's
+        two classes stay symmetric to the last bit (its intercept 0)."""
         a = nu_start(bounds, self.nu, Y[:, 0] > 0)
         nz = np.flatnonzero(a)
         coef = (Y[nz, 0] * a[nz])[None, :]
-        F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        if gram is None:
+            F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        else:
+            matrix, keep = gram
+            K = matrix[:, nz] if keep is None else matrix[np.ix_(keep, keep[nz])]
+            F = K @ coef[0][:, None]
         state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
         dual = _ws.Dual(0.0, None, by_sign=True, undefined=np.nan if self._CHECK_NU else 0.0)
         return dual, state, len(bounds) * nz.size

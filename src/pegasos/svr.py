@@ -10,8 +10,10 @@ from sklearn.utils import check_random_state
 
 from ._kernel_base import _documented
 from ._probability import laplace_scale
+from ._rows import as_rows, compact_columns
 from ._single_dual import _SingleDual
 from ._sklearn_private import Interval, _fit_context
+from ._solvers.engine import norms_and_diagonal
 from ._solvers.working_set import Dual
 
 __all__ = ["DualNuSVR", "DualSVR"]
@@ -77,8 +79,11 @@ class DualSVR(_DualRegressor):
         Stop when the largest violation of the optimality conditions is at
         most ``tol`` (LIBSVM's ``-e``).
     max_iter : int, default=-1
-        Iterations (working sets) at most; -1 for no limit.  When reached, a
-        :class:`~sklearn.exceptions.ConvergenceWarning` gives the violation.
+        SMO's iterations (pair steps, counted across the working sets) at
+        most, as in :class:`sklearn.svm.SVC`; -1 for no limit.  Reaching it
+        stops the fit with SVC's :class:`~sklearn.exceptions.ConvergenceWarning`
+        ("Solver terminated early", which also gives the violation) and
+        ``fit_status_`` 1, as SVC's, even where the last step solved it.
     working_set_size : int >= 4, default=1024
         Variables per working set, as in :class:`DualSVC`.
     cache_size : float >= 0, default=200.0
@@ -106,7 +111,8 @@ class DualSVR(_DualRegressor):
     gamma_ : float
         The kernel coefficient used.
     n_iter_ : int
-        Iterations (working sets).
+        SMO's iterations (pair steps across the working sets), as SVC's; at
+        most ``max_iter``.
     objective_ : float
         LIBSVM's ``obj``: the dual objective ``1/2 a'Qa + p'a`` at the end.
     violation_ : float
@@ -115,7 +121,7 @@ class DualSVR(_DualRegressor):
         Kernel columns computed, and kernel values in all (as
         :class:`DualSVC`'s).
     fit_status_ : int
-        0 if ``tol`` was reached, 1 otherwise.
+        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
     shape_fit_ : tuple
         The training rows' shape.
     coef_ : ndarray of shape (1, n_features)
@@ -230,7 +236,12 @@ class DualNuSVR(_DualRegressor):
     nu : float in (0, 1], default=0.5
         LIBSVM's ``-n``.
     C : float > 0, default=1.0
-        Weight of the loss, as in :class:`sklearn.svm.NuSVR`.
+        Weight of the loss, as in :class:`sklearn.svm.NuSVR`.  nu-SVR's dual
+        variables sum to ``C nu n``, so they grow with C: a C so large that
+        one variable at its bound moves the gradients by more than float64
+        resolves within ``tol`` (``C max K(x, x) 2**-52 > tol``) is refused,
+        as the solver could never meet ``tol`` (LIBSVM's NuSVR does not stop
+        either); raise ``tol`` with C.
     __KERNEL_PARAMETERS__
     tol : float > 0, default=1e-3
         As :class:`DualSVR`'s, each sign's violation.
@@ -305,6 +316,13 @@ class DualNuSVR(_DualRegressor):
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
+    def _largest_diagonal(self, X):
+        """The largest K(x, x) of the rows (gamma resolved on them as fit resolves it)."""
+        (compact,) = compact_columns(X)
+        rows = as_rows(compact, X.dtype)
+        diag = norms_and_diagonal(rows, self._kernel_args(X))[1]
+        return float(np.max(np.abs(diag), initial=0.0))
+
     def fit(self, X, y, sample_weight=None):
         """Solve nu-SVR's dual to ``tol``.
 
@@ -330,9 +348,27 @@ class DualNuSVR(_DualRegressor):
         n = X.shape[0]
         Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
         C = self.C * w
+        _refuse_unresolvable_C(self.C, C, self._largest_diagonal(X), self.tol)
         p = np.concatenate([-y, y])[:, None]
         dual = Dual(p, np.concatenate([np.arange(n)] * 2), by_sign=True, undefined=np.nan)
         self._fit_dual(X, Y, np.concatenate([C, C]), dual, nu_svr_start(C, self.nu))
         self.epsilon_ = -float(self._r[0])
         del self._r
         return self._with_probability(X, y, w)
+
+
+def _refuse_unresolvable_C(given, C, largest, tol):
+    """Refuse bounds ``C`` (per row: ``given`` times the sample weights) at which one dual
+    variable at its bound moves the gradients (by up to ``C K(x, x)``, ``largest`` the
+    largest K(x, x)) by more than float64 resolves within ``tol``: the solver's violations
+    would then be rounding, and its iterations never end (``DualNuSVR(C=1e300)`` on 40
+    rows did not; LIBSVM's NuSVR neither)."""
+    top = float(np.max(C, initial=0.0))
+    if top * largest * np.finfo(np.float64).eps > tol:
+        limit = tol / (largest * np.finfo(np.float64).eps) * (given / top)
+        raise ValueError(
+            f"C={given:.6g} is too large for tol={tol:g}: nu-SVR's dual variables sum to "
+            f"C nu n, and one at its bound moves the gradients by up to C max K(x, x) "
+            f"(times its sample weight) = {top * largest:.3g}, whose float64 rounding "
+            f"(2**-52 of it) exceeds tol, so the solver could never stop; give C <= "
+            f"{limit:.3g}, or a larger tol")

@@ -10,7 +10,7 @@ dual solver's SMO on a block and its gradient update), :mod:`.water_filling`,
 :mod:`.changes` (a step's changes merged by example), the blocked engine
 :mod:`.blocks`, :mod:`.kernels` and :mod:`.rows`, and
 the kernels' table their codes come from, :mod:`.codes` (plain Python).
-The rules (see CONTRIBUTING in the README):
+The rules (see CONTRIBUTING.md):
 
 * compiled functions take NumPy arrays, numbers and named tuples of them only
   (``NamedTuple`` classes defined beside the code that reads them: a plan,
@@ -29,8 +29,8 @@ The rules (see CONTRIBUTING in the README):
   code for each caller with all its callees linked in, so a chain of small
   helpers over the engine compiles the engine's code once per link.  Inlined
   at Numba's level, a helper is compiled as part of its one caller (kernel
-  Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured; BENCHMARKS.md
-  "Compile time").  The engine's entry points (:func:`.blocks.add_gathered`, its
+  Pegasos' first fit, dense float64: 34 s -> 24 s cold, measured;
+  docs/journal/compile_time.md).  The engine's entry points (:func:`.blocks.add_gathered`, its
   serial twin ``add_tiles``, ``block_rows`` and its twin ``block_rows_serial``,
   ``pair_block``), shared by every solver and by prediction, stay separate, and
   so does anything with its own ``fastmath`` flags (an inlined helper takes its
@@ -48,7 +48,7 @@ The rules (see CONTRIBUTING in the README):
   code that formats its shape-mismatch error (string joins, ``repr``) and
   compiles it again in every function that has one (a quarter of a second
   each: kernel Pegasos' first fit 18.5 s -> 11 s with the other changes of
-  BENCHMARKS.md "Compile time"); a scalar assigned to a slice (``a[:] = 0.0``)
+  docs/journal/compile_time.md); a scalar assigned to a slice (``a[:] = 0.0``)
   has no such path;
 * no integer constant passed to a compiled function that is not inlined,
   directly (``f(x, 0)``) or as a counter's first value (``count = 0``, then

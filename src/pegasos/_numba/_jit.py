@@ -182,7 +182,7 @@ def _jit(fn=None, **options):
 #: kernels must see NaN/inf.  ``@njit`` or ``@njit(inline="always")``.  No C
 #: callback wrapper (``no_cfunc_wrapper``): Numba otherwise generates and compiles
 #: one for every function, for ``cfunc``-style calls from C that this package never
-#: makes (about 1 s of kernel Pegasos' 11 s first fit, BENCHMARKS.md "Compile time");
+#: makes (about 1 s of kernel Pegasos' 11 s first fit, docs/journal/compile_time.md);
 #: calls from Python and from other compiled functions are unchanged.
 njit = functools.partial(_jit, nogil=True)
 
@@ -205,8 +205,15 @@ def recompiled(main, helpers, replace, name):
     closure would do the same, but Numba's cache keys a closure by its pickled variables,
     and a compiled function pickles with a new id in every process: its entries were
     never read again.  ``name`` names the copy's cache entries, lock file and compile
-    events.  With the JIT off the copies are plain functions too.
+    events.  With the JIT off the copies are plain functions too.  Each replaced name
+    must be a global that ``main`` or a helper reads: one that none reads (renamed in the
+    source, say) is a ``ValueError`` at import, not a copy that runs the original.
     """
+    read = {n for fn in (main, *helpers) for n in _py(fn).__code__.co_names}
+    unread = sorted(set(replace) - read)
+    if unread:  # (a renamed operation would otherwise be left the original, silently)
+        raise ValueError(f"recompiled {name}: {', '.join(unread)} not read by "
+                         f"{_py(main).__name__} or its helpers")
     namespace = dict(_py(main).__globals__)
     namespace.update(replace)
     for helper in helpers:

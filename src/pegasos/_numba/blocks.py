@@ -28,7 +28,7 @@ twice the work of ``dgemm`` per second and the rows take half the memory
 traffic; the cost is float32's rounding of each inner product, which the
 rbf's ||x||^2 + ||z||^2 - 2 <x, z> passes on (measured on the kernel values:
 7e-6 relative on Fashion-MNIST, 1.4e-6 on ijcnn1, exact on Adult's binary
-features; BENCHMARKS.md, "The blocked kernel engine").
+features; docs/journal/kernel_engine.md).
 
 With ``PRECOMPUTED`` the rows of X are rows of a Gram matrix and the block
 is its columns.  :func:`gather` turns rows of X (dense or CSR) into the dense
@@ -562,7 +562,7 @@ def _plain_write(rows, flat, plain_kern, lo, hi, out, slots):
 def _row_copy(src, dst):
     """dst[:] = src, as a loop: Numba links into every function that assigns an array
     to a slice the code that formats its shape-mismatch error, and compiles it again
-    there (a quarter of a second each; BENCHMARKS.md "Compile time")."""
+    there (a quarter of a second each; docs/journal/compile_time.md)."""
     for j in range(src.shape[0]):
         dst[j] = src[j]
 
@@ -605,7 +605,7 @@ class OnMatrix(NamedTuple):
 #: The two engines, a type each: a solver given one (in its plan) is compiled with that
 #: engine alone.  The values are the same bit for bit: each tile is computed alike and
 #: writes only its own rows.  A parallel region costs seconds to compile (kernel Pegasos'
-#: first fit, BENCHMARKS.md "Compile time"), so small problems take :data:`SERIAL`
+#: first fit, docs/journal/compile_time.md), so small problems take :data:`SERIAL`
 #: (``_solvers.engine.engine_for``).
 SERIAL = Serial()
 THREADS = Threads()

@@ -58,7 +58,7 @@ def _put(dst, r0, c0, src, shift):
 
     A loop, not a slice assignment: Numba links into every function that
     assigns an array to a slice the code that formats its shape-mismatch
-    error, and compiles it again there (BENCHMARKS.md "Compile time")."""
+    error, and compiles it again there (docs/journal/compile_time.md)."""
     for i in range(src.shape[0]):
         for j in range(src.shape[1]):
             dst[r0 + i, c0 + j] = src[i, j] + shift
@@ -112,7 +112,7 @@ class Operations(NamedTuple):
 def join(points, kern, max_cols, batch, g, chunk):
     """Bring the batch's examples into the chunk: their responses ``g`` plus the chunk's
     pending changes.  Returns kernel evaluations."""
-    counts = chunk.counts  # (no tuple unpacking of arrays: see BENCHMARKS.md "Compile time")
+    counts = chunk.counts  # (no tuple unpacking of arrays: see docs/journal/compile_time.md)
     gl = chunk.gl
     first = counts[N_ROWS]
     n_rows = counts[N_ROWS] = _admit(batch, chunk.local, chunk.chunk_rows, first)

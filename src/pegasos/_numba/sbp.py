@@ -52,7 +52,7 @@ class Biased(NamedTuple):
 #: The two kinds of draws, a type each (as the engines of :mod:`.blocks`): a solver
 #: given one (in its plan) is compiled with that kind alone.  The unbiased draws need
 #: no sort, the biased ones two stable sorts per step; compiling both cost the
-#: default (unbiased) SBP's first fit seconds (BENCHMARKS.md "Compile time").  Tell them
+#: default (unbiased) SBP's first fit seconds (docs/journal/compile_time.md).  Tell them
 #: apart by type (``isinstance``): as empty tuples they compare equal.
 UNBIASED = Unbiased()
 BIASED = Biased()

@@ -213,36 +213,34 @@ def gather_set(store, slots, rows, out):
 def kept_block(store, slots, rows, out, prev, at):
     """K over the working set, ``out[a, b] = store[slots[a], rows[b]]``, into
     ``out`` (q, q), a buffer the caller keeps, in parallel over its rows (each entry
-    written by one thread).  A variable also in the previous set, whose block is ``prev``
-    (``at[a]``: its position there; -1 for a new one, and for all of a first set), has
-    its entries with the other kept ones copied from ``prev``, and its entry with a new
-    one read back from the new one's row of ``out`` (K is symmetric, and so are the
-    kept columns: the same products and transform either way round, bit for bit).  So
-    only the new variables' columns are read: those of all q variables, each read at q
-    scattered rows, took 3 ms of every iteration on the covtype subset (q = 1024,
-    15,000 rows), about 15% of the fit; the parallel gather had taken 0.5 ms where the
-    columns were few enough to stay in cache, against 1.2-1.4 ms into a fresh buffer
-    and 2.7 ms serially."""
+    written by one thread): :func:`gather_set`'s block, bit for bit, on every CPU.  A
+    variable also in the previous set, whose block is ``prev`` (``at[a]``: its position
+    there; -1 for a new one, and for all of a first set), has its entries with the other
+    kept ones copied from ``prev`` (they are the same entries of the same columns), and
+    only its entries with the new ones read from its column.  Those of all q variables,
+    each read at q scattered rows, took 3 ms of every iteration on the covtype subset
+    (q = 1024, 15,000 rows), about 15% of the fit; the parallel gather had taken 0.5 ms
+    where the columns were few enough to stay in cache, against 1.2-1.4 ms into a fresh
+    buffer and 2.7 ms serially.
+
+    The kept entry with a new one is not read back from the new one's row of ``out``
+    (K is symmetric): the kept columns are symmetric only where the products are, and
+    BLAS's are not on every CPU (OpenBLAS' Haswell ``sgemm`` gives ``A @ B.T`` and
+    ``(B @ A.T).T`` one unit in the last place apart in 0.4% of the entries), so the
+    block would have depended on which variables were kept."""
     new, kept = np.flatnonzero(at < 0), np.flatnonzero(at >= 0)
     for r in prange(new.shape[0]):  # (the new ones apart: the threads share them evenly)
         column, target = store[slots[new[r]]], out[new[r]]
         for b in range(rows.shape[0]):
             target[b] = column[rows[b]]
-    for tile in prange((kept.shape[0] + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS):
-        lo, hi = tile * TRANSPOSE_ROWS, min(kept.shape[0], (tile + 1) * TRANSPOSE_ROWS)
-        for r in range(lo, hi):
-            old, target = prev[at[kept[r]]], out[kept[r]]
-            for c in range(kept.shape[0]):
-                target[kept[c]] = old[at[kept[c]]]
-        for b in new:  # a few rows at a time: each new row read some cache lines at once
-            for r in range(lo, hi):
-                out[kept[r], b] = out[b, kept[r]]
+    new_rows = rows[new]
+    for r in prange(kept.shape[0]):
+        old, target, column = prev[at[kept[r]]], out[kept[r]], store[slots[kept[r]]]
+        for c in range(kept.shape[0]):
+            target[kept[c]] = old[at[kept[c]]]
+        for c in range(new.shape[0]):
+            target[new[c]] = column[new_rows[c]]
     return out
-
-
-#: Rows of the block filled together from the new variables' rows (:func:`kept_block`):
-#: each new row read a few cache lines at once, not one entry a page apart.
-TRANSPOSE_ROWS = 32
 
 
 #: Entries of each row of Ft per tile in :func:`add_columns` (a tile of every row of

@@ -8,8 +8,14 @@ them): one module per algorithm family.
   :func:`~.linear.fit_binary`, the distributed fit's steps;
 * :mod:`.kernel_pegasos`: kernel Pegasos and the kernel Perceptron;
 * :mod:`.sbp`: the Stochastic Batch Perceptron;
+* :mod:`.working_set`: the working-set iteration of LIBSVM's dual (DualSVC and
+  LIBSVM's other problems): selection, the column store, the gradients;
+* :mod:`.across`: the same iteration with a problem's rows split between holders
+  (DaskDualSVC's workers);
 * :mod:`.engine`: what the kernel solvers share -- compiled calls in
   blocks, the engine's memory budget, prediction;
+* :mod:`.gram`: small sets' kernel matrix by NumPy, and small predictions;
+* :mod:`.threads`: BLAS held at one thread while the engine runs its own;
 * :mod:`.report`: :class:`~.report.Report`, the one progress record every
   solver gives its ``callback``.
 

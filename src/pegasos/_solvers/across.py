@@ -46,10 +46,13 @@ from .working_set import (
     _top,
     alternate,
     intercepts,
+    out_of_steps,
     solve_set,
+    steps_left,
     tolerance_of,
     union_by_pairs,
     violations,
+    with_steps_left,
 )
 
 
@@ -156,6 +159,7 @@ def run_across(parts, owned, Y, C, plan, resolve):
     a = np.zeros((n, n_problems))
     inner = InnerPlan(tol=plan.tol, ratio=plan.ratio, max_steps=plan.max_inner, by_sign=False)
     update, it, steps, seconds, stalled = None, 0, 0, 0.0, 0
+    done = np.zeros(n_problems, np.int64)  # each problem's pair steps
     while True:
         tic = time.perf_counter()
         k = q if it == 0 else min(plan.new, q)
@@ -165,8 +169,9 @@ def run_across(parts, owned, Y, C, plan, resolve):
         M = np.min([r[1] for r in proposals], axis=0)
         largest = max(r[2] for r in proposals)
         viol = np.maximum(m - M, 0.0)
-        active = np.flatnonzero(viol > tolerance_of(plan.tol, largest))
-        if active.size == 0 or it == plan.max_iter:
+        active = with_steps_left(np.flatnonzero(viol > tolerance_of(plan.tol, largest)),
+                                 done, plan.max_iter)
+        if active.size == 0:
             break
         lists = [alternate(_merged([r[3][c] for r in proposals], M[c], k),
                            _merged([r[4][c] for r in proposals], -m[c], k), k) for c in active]
@@ -185,7 +190,9 @@ def run_across(parts, owned, Y, C, plan, resolve):
             K[:, at] = columns
             F[at] = gradients
         delta, moved = solve_set(K, Y[wvars], C[wvars], a, wvars, F, SVC_DUAL.p, active,
-                                 inner)
+                                 inner, steps_left(done, plan.max_iter))
+        done += moved
+        moved = int(moved.sum())
         update = (slots, delta, wvars, a[wvars])
         steps += moved
         it += 1
@@ -202,7 +209,8 @@ def run_across(parts, owned, Y, C, plan, resolve):
     viol = violations(Y, C, state)[0]
     largest = float(np.abs(F).max(initial=0.0))
     return Result(state, intercepts(Y, C, state), viol, it, seconds, book.computed, steps,
-                  bool(np.all(viol <= tolerance_of(plan.tol, largest))))
+                  bool(np.all(viol <= tolerance_of(plan.tol, largest))), problem_steps=done,
+                  out_of_steps=out_of_steps(done, plan.max_iter))
 
 
 def _merged(proposals, floor, k):

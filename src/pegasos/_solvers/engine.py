@@ -7,7 +7,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import check_finite_weights
+from .._base import BLOCK_DRAWS, check_finite_weights
 from .._numba import blocks as _blocks
 from .._numba.kernels import PRECOMPUTED, Kernel, Points, kernel_diagonal
 from .._numba.linear import row_sqnorms
@@ -116,14 +116,14 @@ def check_kernel_finite(sqnorm, diag):
 
 
 def run_calls(T, draws_per_step, step, scal, report=None):
-    """T iterations by compiled calls of about 65,536 draws each: ``step(steps, t) -> (t, evals)``.
+    """T iterations by compiled calls of about :data:`~pegasos._base.BLOCK_DRAWS` draws each: ``step(steps, t) -> (t, evals)``.
 
     With ``report``, the calls are shorter, so that ``report(t, done, evals,
     seconds)`` is called about :data:`REPORTS` times.  After each call the
     solver's scalar state ``scal`` is checked for overflow.  Returns the
     kernel evaluations.
     """
-    chunk = max(1, (1 << 16) // draws_per_step)
+    chunk = max(1, BLOCK_DRAWS // draws_per_step)
     if report is not None:
         chunk = min(chunk, max(1, math.ceil(T / REPORTS)))
     t, done, seconds, evals = 1, 0, 0.0, 0

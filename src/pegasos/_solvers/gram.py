@@ -31,12 +31,12 @@ from .threads import one_blas_thread
 
 #: Training rows up to which the kernel matrix is computed whole: 2048 rows are a
 #: 32 MiB matrix.  Measured on digits (1,797 x 64, 10 classes, 2 cores) and on 2,000
-#: rows of a9a: see BENCHMARKS.md "Compile time".
+#: rows of a9a: see docs/journal/compile_time.md.
 GRAM_ROWS = 2048
 
 #: Predictions of at most this many kernel values (test rows x support vectors) are
 #: computed here, larger ones by the engine: 2^22 values cost tens of milliseconds
-#: here (the engine, compiled, is 2-4x faster on them; BENCHMARKS.md "Compile time").
+#: here (the engine, compiled, is 2-4x faster on them; docs/journal/compile_time.md).
 PREDICT_ENTRIES = 1 << 22
 
 #: Kernel values per block: each block (a fixed range of rows, whatever the number of
@@ -110,7 +110,11 @@ def training_matrix(rows, kern):
     the blocks on the diagonal; inside them the rbf's two norms are added in
     the other order for (j, i) than for (i, j), one rounding apart.  With ``PRECOMPUTED`` the rows are the Gram matrix,
     where K(x_i, x_j) is the entry [j, i] (as the engine reads it): the result
-    is its transpose, and the norms zeros.  Overflow gives inf or NaN without a
+    is its transpose, and the norms zeros.  The rbf's diagonal K(x_i, x_i) is
+    exactly 1, as the engine's ``kernel_diagonal`` and LIBSVM's (whose
+    ``dot(x_i, x_i)`` is its ``x_square[i]``), where the product's own rounding
+    (BLAS's, against the norms') left 1 - gamma * 1e-14 (a symmetric nu-SVC's
+    intercept 2e-9, not 0, at gamma = 1e6).  Overflow gives inf or NaN without a
     warning, as in the engine: the estimators' checks of the kernel diagonal
     and the coefficients name it.
     """
@@ -121,8 +125,14 @@ def training_matrix(rows, kern):
     sq = _sqnorms(A)
     out = np.empty((n, n))
 
+    # the rbf's K(x_i, x_i): exactly 1 (NaN where the norm is not finite), as the engine's
+    # kernel_diagonal and LIBSVM's (whose dot(x_i, x_i) is its x_square[i])
+    diagonal = np.where(np.isfinite(sq), 1.0, np.nan) if kern.code == RBF else None
+
     def block(lo, hi):
         part = _transform(A[lo:hi] @ A[lo:].T, sq[lo:hi], sq[lo:], kern)
+        if diagonal is not None:
+            part[np.arange(hi - lo), np.arange(hi - lo)] = diagonal[lo:hi]
         out[lo:hi, lo:] = part
         out[hi:, lo:hi] = part[:, hi - lo:].T
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base import MAX_COUNT, check_finite_weights
+from .._base import BLOCK_DRAWS, MAX_COUNT, NEVER, check_finite_weights
 from .._numba import linear as _k
 from .._numba.linear import LinearData, LinearPlan, LinearState
 from .._rows import (
@@ -38,12 +38,6 @@ from .._rows import (
 from .._sampling import IndexStream
 from ..objective import gap_from_rows
 from .report import Report
-
-# Examples drawn per compiled call when nothing needs checking between calls:
-# large enough that Python's overhead per call vanishes (~0.3 ns per example),
-# small enough that the index buffer (512 KiB) stays in cache (measured: 4 MiB
-# blocks cost ~4 ns more per example on a9a).
-BLOCK_DRAWS = 1 << 16
 
 
 class Layout(NamedTuple):
@@ -784,7 +778,7 @@ def local_epoch(rows, y, w, *, t0, lam, bias_feature, radius2, draws):
     _k.pegasos_steps(
         LinearData(rows=rows.kernel, y=y, sw=np.ones(n), sqnorm=sqnorm),
         LinearPlan(k=1, lam=lam, bias_feature=bias_feature, unreg_bias=False, radius2=radius2,
-                   avg_start=np.iinfo(np.int64).max, every=False),
+                   avg_start=NEVER, every=False),
         state, draws, t0)
     return scal[_k.A] * v
 

@@ -66,7 +66,9 @@ class WorkingSetPlan(NamedTuple):
     tol: float  # stop when every problem's violation is <= tol
     ratio: float  # an inner solve stops at ratio times its first violation (or tol)
     max_inner: int  # pair steps per inner solve, at most
-    max_iter: int  # iterations (working sets), at most; -1: no limit
+    #: pair steps (SMO's iterations, SVC's max_iter) of each problem, at most, counted
+    #: across its working sets; -1: no limit
+    max_iter: int
     cache_rows: int  # kernel columns kept beyond the working set's
     #: the engine of the kernel rows (``engine.engine_for`` the whole training set's rows,
     #: so that one-vs-one's pairs of classes take the threads when the fit as a whole does:
@@ -100,6 +102,10 @@ class Result(NamedTuple):
     scale: object = 1.0
     #: the kept kernel columns (a :class:`_Columns`), for another solve of the same rows
     store: object = None
+    #: each problem's pair steps ((problems,) int64: SVC's n_iter_); None where not counted
+    problem_steps: object = None
+    #: whether a problem spent ``max_iter``'s pair steps (:func:`out_of_steps`)
+    out_of_steps: bool = False
 
 
 class Dual(NamedTuple):
@@ -489,14 +495,16 @@ def start_from(coef, Y, C, products):
 
 def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_DUAL,
         columns=None, arena=None):
-    """Solve every problem's dual to ``plan.tol``; returns a :class:`Result`.
+    """Solve every problem's dual to ``plan.tol``, each in at most ``plan.max_iter`` pair
+    steps (counted across working sets; -1: no limit); returns a :class:`Result`.
 
     ``points`` (:class:`~pegasos._numba.kernels.Points`), ``kern`` (without
     ``bias2``), ``Y`` (n_vars, problems) in {-1, +1}, ``C`` (n_vars,) the bounds,
     ``dual`` the linear term and the variables' rows (:class:`Dual`; SVC's by
     default); ``start`` a feasible :class:`WorkingSetState` (:func:`start_from`), or
-    None for zero.  ``report(iteration, columns, seconds, state, intercept)`` is
-    called after iterations 1, 2, 4, 8, ... when given (an accuracy curve on a
+    None for zero.  ``report(iteration, columns, seconds, state, intercept, steps)``
+    (``steps``: each problem's pair steps so far) is called after iterations (working
+    sets) 1, 2, 4, 8, ... when given (an accuracy curve on a
     log scale for the cost of a few decision functions).  ``gram``: for a small
     training set (:mod:`.gram`), the pair (its kernel matrix, float64; the rows of it
     these n rows are, or None for all of them), from which the columns are then read
@@ -523,10 +531,12 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
                       by_sign=dual.by_sign)
     rho = nu_intercepts if dual.by_sign else intercepts
     it, steps, seconds, stalled = 0, 0, 0.0, 0
+    done = np.zeros(n_problems, np.int64)  # each problem's pair steps
     while True:
         viol, m, M, score, up, low = violations(Y, C, state, dual)
-        active = np.flatnonzero(viol > _tolerance(plan.tol, state, dual))
-        if active.size == 0 or it == plan.max_iter:
+        active = with_steps_left(np.flatnonzero(viol > _tolerance(plan.tol, state, dual)),
+                                 done, plan.max_iter)
+        if active.size == 0:
             break
         tic = time.perf_counter()
         k = q if it == 0 else min(plan.new, q)
@@ -546,7 +556,9 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
         K = ws.block()
         p = dual.p if np.ndim(dual.p) == 0 else dual.p[wvars]
         delta, moved = solve_set(K, Y[wvars], C[wvars], state.a, wvars, state.F[rows],
-                                 p, active, inner)
+                                 p, active, inner, steps_left(done, plan.max_iter))
+        done += moved
+        moved = int(moved.sum())
         ws.add(state.F, delta)
         if not np.all(np.isfinite(C)) and _diverged(Y, state, dual):
             raise ValueError(
@@ -558,7 +570,7 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
         seconds += time.perf_counter() - tic
         if report is not None and it & (it - 1) == 0:  # iterations 1, 2, 4, 8, ...
             report(it, ws.computed, seconds, state, rho(Y, C, state, dual)[0]
-                   if dual.by_sign else rho(Y, C, state, dual))
+                   if dual.by_sign else rho(Y, C, state, dual), done.copy())
         if new.size == 0 and moved == 0:
             break  # nothing left to move: what is left of the violation is rounding
         stalled = 0 if moved else stalled + 1
@@ -568,24 +580,46 @@ def run(points, kern, Y, C, plan, report=None, start=None, gram=None, dual=SVC_D
     intercept, r = rho(Y, C, state, dual) if dual.by_sign else (rho(Y, C, state, dual), None)
     return Result(state, intercept, viol, it, seconds,
                   ws.computed - (0 if columns is None else computed), steps,
-                  bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r, store=ws)
+                  bool(np.all(viol <= _tolerance(plan.tol, state, dual))), r, store=ws,
+                  problem_steps=done, out_of_steps=out_of_steps(done, plan.max_iter))
 
 
-def solve_set(K, Y, bound, a, wvars, F, p, active, inner):
+def steps_left(done, max_iter):
+    """Each problem's pair steps left of ``max_iter`` (SVC's, counted across working sets)
+    after ``done``; None for no limit (-1)."""
+    return None if max_iter < 0 else np.maximum(max_iter - done, 0)
+
+
+def with_steps_left(active, done, max_iter):
+    """The problems of ``active`` that have pair steps left (:func:`steps_left`)."""
+    return active if max_iter < 0 else active[done[active] < max_iter]
+
+
+def out_of_steps(done, max_iter):
+    """Whether a problem has spent ``max_iter``'s pair steps: LIBSVM's rule (its loop
+    ends there without checking the solution), and so SVC's warning and ``fit_status_``
+    1, even where the last step happened to solve the problem."""
+    return bool(max_iter >= 0 and np.any(done >= max_iter))
+
+
+def solve_set(K, Y, bound, a, wvars, F, p, active, inner, left=None):
     """Each active problem's subproblem on the working set ``wvars`` by SMO
     (:func:`~pegasos._numba.working_set.solve_block`): ``K`` the set's block, ``Y``,
     ``bound``, ``F`` and ``p`` its variables' targets, bounds, gradients' F rows and
     linear term (a number, or (set, problems)); ``a`` all the dual variables (n_vars,
-    problems), the set's rows updated in place.  Returns (the change of ``y a`` on the
-    set, (set, problems); the pair steps taken)."""
-    delta, moved = np.zeros((wvars.size, Y.shape[1])), 0
+    problems), the set's rows updated in place; ``left`` each problem's pair steps left
+    (:func:`steps_left`; None: ``inner.max_steps`` each time).  Returns (the change of
+    ``y a`` on the set, (set, problems); each problem's pair steps taken, (problems,))."""
+    delta, moved = np.zeros((wvars.size, Y.shape[1])), np.zeros(Y.shape[1], np.int64)
     solve = solve_block_by_sign if inner.by_sign else solve_block
     for c in active:
         y = np.ascontiguousarray(Y[:, c])
         block = Subproblem(K, y, bound, a[wvars, c],
                            y * F[:, c] + (p if np.ndim(p) == 0 else p[:, c]))
-        s, _, _ = solve(block, inner)
-        moved += s
+        plan = inner if left is None or left[c] >= inner.max_steps else inner._replace(
+            max_steps=int(left[c]))
+        s, _, _ = solve(block, plan)
+        moved[c] = s
         delta[:, c] = y * (block.a - a[wvars, c])
         a[wvars, c] = block.a
     return delta, moved

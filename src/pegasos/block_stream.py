@@ -1,0 +1,348 @@
+"""A stream of rows from any iterable of blocks: :class:`BlockStream`.
+
+:class:`~pegasos.stream.SVMLightStream` reads LIBSVM files; a :class:`BlockStream`
+takes rows that are already numbers -- a generator of ``(X, y)`` blocks (rows made
+on the fly), a NumPy memory map read a block at a time
+(:meth:`BlockStream.from_arrays`), pixels stored as bytes -- and hands them to a
+fit the same way: ``PegasosClassifier(lam=...).fit(BlockStream(...))`` trains
+from a shuffle buffer refilled block by block, with the same ``buffer_rows``,
+``holdout`` and ``n_iter_no_change``, and never holds more than the buffer and
+one block.  Each block is converted as it arrives: to float64 (or float32),
+multiplied by ``scale`` (``1 / 255`` for pixels), dense blocks kept dense and
+sparse ones as CSR.  A later block wider than the first, or of another width
+when the blocks are dense, is an error that names the block.
+"""
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._rows import check_sparse_structure, stack_rows
+
+__all__ = ["BlockStream"]
+
+#: Rows in the shuffle buffer by default (as :data:`pegasos.stream.BUFFER_ROWS`).
+BUFFER_ROWS = 1 << 16
+
+
+class BlockStream:
+    """Rows from an iterable of ``(X, y)`` blocks, as a stream that ``fit`` takes in place of X.
+
+    ``PegasosClassifier(lam=...).fit(BlockStream(blocks))`` is the stream fit of
+    :class:`~pegasos.stream.SVMLightStream` on rows that are not in a text file:
+    ``n_iter`` iterations drawn from a shuffle buffer of ``buffer_rows`` rows,
+    the rows drawn replaced by the next rows of the blocks (another pass starts
+    at the end); when all the rows fit in the buffer, the fit is the in-memory
+    fit of them, bit for bit.  :class:`~pegasos.NystroemPegasosClassifier`
+    takes it too.
+
+    Parameters
+    ----------
+    blocks : callable or iterable
+        Each pass's blocks: a function called once per pass that returns an
+        iterable of ``(X, y)`` (a generator function, say: every pass reads
+        the rows again), or an iterable of them (a list passes again and
+        again; a generator object gives one pass, after which the fit draws
+        from its buffer as it stands).  ``X``: a 2-D array (any real or
+        integer dtype; a memory map is read as it is sliced) or a sparse
+        matrix; ``y``: one label per row.
+    n_features : int, default=None
+        The rows' width; by default the first block's for dense blocks (which
+        must all be as wide), the first buffer's widest row for sparse ones
+        (as :class:`~pegasos.stream.SVMLightStream`'s).
+    classes : array-like, default=None
+        The labels; by default those of the first buffer's rows (a later row
+        of another label is an error that says to give them).
+    scale : float, default=None
+        A factor applied to every value as the block is converted (``1 / 255``
+        for pixels stored as bytes); None: none.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The converted values' type (linear Pegasos computes in float64; the
+        kernel map's engine multiplies float32 rows in float32).
+    buffer_rows : int, default=65536
+        The shuffle buffer's rows.
+    holdout : int or tuple (X, y), default=None
+        The held-out rows of the early stopping rule (see
+        :class:`~pegasos.stream.SVMLightStream`): the stream's first
+        ``holdout`` rows (never trained on), or rows given as ``(X, y)``.
+    n_iter_no_change : int, default=5
+        Measurements of the held-out error without a new lowest one before
+        the fit stops.
+    name : str, default="the block stream"
+        How errors name the stream.
+
+    See Also
+    --------
+    pegasos.stream.SVMLightStream : LIBSVM files as a stream.
+    pegasos.NystroemPegasosClassifier : A kernel map fitted from a stream.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pegasos import BlockStream, PegasosClassifier
+    >>> def blocks():
+    ...     rng = np.random.default_rng(0)
+    ...     for _ in range(20):
+    ...         X = rng.integers(0, 256, size=(100, 2), dtype=np.uint8)
+    ...         yield X, np.where(X[:, 0] > 127, 1, -1)
+    >>> stream = BlockStream(blocks, scale=1 / 255, buffer_rows=500)
+    >>> clf = PegasosClassifier(lam=0.001, n_iter=2000, random_state=0).fit(stream)
+    >>> clf.n_rows_read_ < 2000 + 500, clf.classes_.tolist()
+    (True, [-1, 1])
+    """
+
+    def __init__(self, blocks, *, n_features=None, classes=None, scale=None, dtype=np.float64,
+                 buffer_rows=BUFFER_ROWS, holdout=None, n_iter_no_change=5,
+                 name="the block stream"):
+        if not (callable(blocks) or hasattr(blocks, "__iter__")):
+            raise TypeError("blocks must be a function returning an iterable of (X, y) "
+                            f"blocks, or such an iterable; got {type(blocks).__name__}")
+        for what, value in (("buffer_rows", buffer_rows), ("n_iter_no_change", n_iter_no_change)):
+            if not (isinstance(value, Integral) and value >= 1):
+                raise ValueError(f"{what} must be a positive integer; got {value!r}")
+        if n_features is not None and not (isinstance(n_features, Integral) and n_features >= 1):
+            raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
+        if scale is not None and not (isinstance(scale, Real) and np.isfinite(scale)
+                                      and scale > 0):
+            raise ValueError(f"scale must be a finite number > 0 or None; got {scale!r}")
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be float64 or float32; got {np.dtype(dtype)}")
+        if not (holdout is None or (isinstance(holdout, Integral) and holdout >= 1)
+                or (isinstance(holdout, tuple) and len(holdout) == 2)):
+            raise ValueError("holdout must be a positive number of rows or a pair (X, y); got "
+                             f"{type(holdout).__name__}")
+        self.blocks = blocks
+        self.n_features = None if n_features is None else int(n_features)
+        self.classes = None if classes is None else np.unique(np.asarray(classes))
+        self.scale = None if scale is None else float(scale)
+        self.dtype = np.dtype(dtype)
+        self.buffer_rows = int(buffer_rows)
+        self.n_iter_no_change = int(n_iter_no_change)
+        self.name = str(name)
+        self.holdout = int(holdout) if isinstance(holdout, Integral) else holdout
+        if isinstance(holdout, tuple):
+            X, y = self.convert(*holdout, where="the held-out rows")
+            self.holdout = X, y
+
+    @classmethod
+    def from_arrays(cls, X, y, *, block_rows=65_536, **kwargs):
+        """A stream of the rows of ``X`` (an array or a NumPy memory map) and labels ``y``.
+
+        The rows are read ``block_rows`` at a time: only the rows of a block are
+        converted at once.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The rows (uint8 pixels in a memory map: ``np.load(path, mmap_mode="r")``).
+        y : array-like of shape (n_samples,)
+            The labels.
+        block_rows : int, default=65536
+            Rows read and converted at a time.
+        **kwargs
+            The other parameters of :class:`BlockStream`.
+
+        Returns
+        -------
+        BlockStream
+            A stream whose passes read X from its start.
+        """
+        if not (isinstance(block_rows, Integral) and block_rows >= 1):
+            raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
+        n = X.shape[0]
+
+        def blocks():
+            for lo in range(0, n, block_rows):
+                yield X[lo:lo + block_rows], y[lo:lo + block_rows]
+
+        return cls(blocks, **kwargs)
+
+    def passes(self):
+        """One pass's blocks, as given (not converted).
+
+        Returns
+        -------
+        iterator
+            The ``(X, y)`` blocks of a new pass.
+        """
+        return iter(self.blocks() if callable(self.blocks) else self.blocks)
+
+    def convert(self, X, y, *, where="a block"):
+        """A block ``(X, y)`` converted and checked.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+            The block's rows.
+        y : array-like
+            Their labels.
+        where : str, default="a block"
+            How errors name the block.
+
+        Returns
+        -------
+        X : ndarray or scipy.sparse.csr_matrix
+            The values in ``dtype``, times ``scale``: dense C-ordered or CSR.
+        y : ndarray
+            The labels.
+        """
+        y = np.asarray(y)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{where} of {self.name} holds {X.dtype} values, not numbers")
+            check_sparse_structure(X)
+            data = X.data.astype(self.dtype)
+            if self.scale is not None:
+                data *= self.scale
+            X = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+            values = data
+        else:
+            X = np.asarray(X)
+            if X.ndim != 2 or X.dtype.kind not in "biuf":
+                raise ValueError(f"{where} of {self.name} must be a 2-D array of numbers; got "
+                                 f"{X.dtype} of shape {list(X.shape)}")
+            X = np.array(X, dtype=self.dtype, order="C")  # (a copy: a memory map is not changed)
+            if self.scale is not None:
+                X *= self.scale
+            values = X
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"{where} of {self.name} has {X.shape[0]} rows but labels of shape "
+                             f"{list(y.shape)}: give one label per row")
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{where} of {self.name} holds NaN or infinite values")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError(f"{where} of {self.name} has NaN or infinite labels")
+        return X, y
+
+    def rows(self):
+        """The rows a fit reads, from the blocks' start.
+
+        Returns
+        -------
+        BlockSource
+            The rows, taken a number at a time, pass after pass.
+        """
+        return BlockSource(self)
+
+
+class BlockSource:
+    """The rows of a :class:`BlockStream`, taken a given number at a time, pass after pass;
+    it counts the rows and bytes read (what :func:`pegasos._solvers.linear.fit_stream`
+    reads, as it reads :class:`pegasos.stream.RowSource`)."""
+
+    cached = None  # a block stream has no cache: its rounds draw from the buffer
+    cache_from = 0
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.rows_read = self.bytes_read = 0
+        self.passes = 0
+        self.skip = 0
+        self.width = stream.n_features
+        self.dense = None
+        self._blocks = None
+        self._pending = None
+        self._count = 0  # blocks read in this pass
+
+    def hold_out(self, m):
+        """The first ``m`` rows set apart (never taken again); an error if they are all."""
+        self.skip = m
+        held = self.take(m)
+        if held is None or self.passes > 0 or self.exhausted():
+            raise ValueError(f"{self.stream.name}: holdout={m} takes every row of the stream: "
+                             "give fewer held-out rows")
+        return held
+
+    def cached_rows(self):
+        return 0
+
+    def close(self):
+        self._blocks = None
+
+    def exhausted(self):
+        """Whether the pass ends here (the next block read ahead when needed)."""
+        if self._pending is None:
+            if self._blocks is None:
+                return False
+            self._pending = self._next_block()
+            if self._pending is None:
+                return True
+        return False
+
+    def take(self, m):
+        """Up to ``m`` rows as ``(X, y)``: fewer (even none: None) at the end of a pass,
+        after which the next call starts another."""
+        if self._blocks is None:
+            self._blocks, self._count = self.stream.passes(), 0
+            to_skip = self.skip if self.passes else 0
+            while to_skip:
+                part = self._take_part(to_skip)
+                if part is None:
+                    break
+                to_skip -= part[0].shape[0]
+        parts, got = [], 0
+        while got < m:
+            part = self._take_part(m - got)
+            if part is None:
+                break
+            parts.append(part)
+            got += part[0].shape[0]
+        if not parts:
+            return None
+        return (stack_rows([X for X, _ in parts], self.width),
+                np.concatenate([y for _, y in parts]))
+
+    def _take_part(self, m):
+        if self._pending is None:
+            self._pending = self._next_block()
+            if self._pending is None:
+                return None
+        X, y = self._pending
+        part = min(m, X.shape[0])
+        self._pending = None if part == X.shape[0] else (X[part:], y[part:])
+        self.rows_read += part
+        return X[:part], y[:part]
+
+    def _next_block(self):
+        """The pass's next block with rows, converted and checked; None at the pass's end."""
+        while True:
+            block = next(self._blocks, None) if self._blocks is not None else None
+            if block is None:
+                self._blocks, self.passes = None, self.passes + 1
+                return None
+            self._count += 1
+            try:
+                X, y = block
+            except (TypeError, ValueError):
+                raise ValueError(f"block {self._count} of {self.stream.name} is not a pair "
+                                 "(X, y)") from None
+            self.bytes_read += getattr(X, "nbytes", 0) or getattr(getattr(X, "data", None),
+                                                                  "nbytes", 0)
+            X, y = self.stream.convert(X, y, where=f"block {self._count}")
+            self._check_width(X)
+            if X.shape[0]:
+                return X, y
+
+    def _check_width(self, X):
+        dense, width = not sp.issparse(X), X.shape[1]
+        if self.dense is None:
+            self.dense = dense
+            if self.width is None and dense:
+                self.width = width  # (sparse blocks: the widest of those taken together)
+        if not dense and self.width is None:  # sparse rows as wide as their largest index:
+            return  # the fit checks them against the first buffer's width
+        if dense != self.dense:
+            raise ValueError(f"block {self._count} of {self.stream.name} is "
+                             f"{'dense' if dense else 'sparse'}, the first was not: give "
+                             "blocks of one kind")
+        if width > self.width or (dense and width != self.width):
+            raise ValueError(f"block {self._count} of {self.stream.name} is {width} features "
+                             f"wide, the stream's rows {self.width} (n_features, by default "
+                             "the first block's width): give n_features"
+                             + (" (dense blocks must all be as wide)" if dense else ""))

@@ -1,0 +1,465 @@
+"""A kernel SVM from a stream: Nystroem's kernel map, a block at a time, into linear Pegasos.
+
+:class:`NystroemPegasosClassifier` approximates a kernel SVM by a linear one on
+Nystroem's features (Williams & Seeger 2001): ``m`` landmarks ``z_1 ... z_m``,
+drawn uniformly from the training rows or the centres of k-means on them, and
+the map ``phi(x) = K_mm^{-1/2} (k(x, z_1), ..., k(x, z_m))`` with ``K_mm`` the
+landmarks' kernel matrix, so that ``<phi(x), phi(x')>`` is the kernel projected
+on the landmarks' span.  Linear Pegasos is then run on ``phi(x)``: every class
+of a one-vs-rest fit shares the one map.  Its cost per row is that of ``m``
+kernel values and an ``m x m`` product, whatever the training set's size, and it
+reads the rows a block at a time -- from memory, a
+:class:`~pegasos.BlockStream` or a :class:`~pegasos.stream.SVMLightStream` (LIBSVM
+files or a cache) -- so that memory holds the landmarks, the shuffle buffer of
+mapped rows and one block, never the data.
+
+The kernel values ``K(X_block, Z)`` come from the blocked engine
+(:mod:`pegasos._numba.blocks`, the rows a tile at a time), in the rows' dtype:
+float32 rows (``BlockStream(..., dtype=np.float32)``, float32 arrays) are
+multiplied in float32 and mapped by a float32 matrix product; float64 rows in
+float64, where the map equals scikit-learn's ``Nystroem`` on the same landmarks
+to rounding.
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import PEGASOS_CONSTRAINTS
+from ._kernel_base import KERNELS, _kernel_args
+from ._memory import check_memory
+from ._numba import blocks as _blocks
+from ._numba.linear import row_sqnorms
+from ._rows import as_rows, check_sparse_structure
+from ._sklearn_private import Interval, StrOptions, _fit_context
+from ._solvers.engine import engine_for, kernel_of, points
+from ._solvers.threads import one_blas_thread
+from .block_stream import BlockStream
+from .datasets import load_svmlight
+from .linear import PegasosClassifier
+from .stream import SVMLightStream, _fresh_cache, convert, is_cache, load_cache, read_blocks
+
+__all__ = ["NystroemPegasosClassifier"]
+
+#: Eigenvalues of K_mm below this are raised to it before the inverse square root
+#: (scikit-learn's Nystroem does the same).
+EIGEN_FLOOR = 1e-12
+
+#: The linear SVM's fitted attributes, kept as the estimator's own.
+LINEAR_ATTRIBUTES = ("classes_", "coef_", "intercept_", "lam_", "n_iter_", "t_",
+                     "holdout_errors_")
+#: What only a fit on a stream sets (a later fit on arrays drops them).
+STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
+
+#: The linear stage's parameters, passed on to :class:`~pegasos.PegasosClassifier`.
+LINEAR_PARAMS = ("lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight",
+                 "random_state", "verbose", "callback")
+
+
+class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+    r"""Kernel SVM by Nystroem's kernel map and linear Pegasos, trained in memory or from a stream.
+
+    ``NystroemPegasosClassifier(n_components=m, kernel="rbf", gamma=g, lam=l)``
+    is what a scikit-learn user writes as ``make_pipeline(Nystroem(n_components=m,
+    kernel="rbf", gamma=g), PegasosClassifier(lam=l))``: the same parameter names
+    as :class:`sklearn.kernel_approximation.Nystroem` for the map and as
+    :class:`~pegasos.PegasosClassifier` for the linear SVM, and Nystroem's
+    fitted attributes (``components_``, ``normalization_``,
+    ``component_indices_``).  It is one estimator rather than a pipeline because
+    a pipeline maps every training row at once (``n x m`` values: 8.1 million
+    rows and 2,000 components are 130 GB) and cannot train from a stream; this
+    one maps the rows a block at a time, on the blocked kernel engine, maps only
+    the rows a stream fit draws, and takes a :class:`~pegasos.BlockStream` or an
+    :class:`~pegasos.stream.SVMLightStream` where ``fit`` takes ``X``.
+    :meth:`transform` gives the map itself.
+
+    Parameters
+    ----------
+    n_components : int, default=1000
+        The landmarks, m: the map's dimension.  At most the training rows (of
+        a stream: of its first buffer).
+    kernel : {"rbf", "linear", "poly", "sigmoid"}, default="rbf"
+        The kernel, as :class:`sklearn.svm.SVC`'s.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        The kernel's gamma, resolved as SVC resolves it (``gamma_``), on the
+        training rows (a stream's first buffer).
+    degree : int >= 1, default=3
+        The polynomial kernel's degree.
+    coef0 : float, default=0.0
+        The polynomial and sigmoid kernels' constant.
+    landmarks : {"uniform", "kmeans"}, default="uniform"
+        ``"uniform"``: m distinct training rows drawn uniformly, exactly as
+        scikit-learn's ``Nystroem`` draws them (the same ``random_state``
+        gives the same landmarks); ``"kmeans"``: the centres of mini-batch
+        k-means with m clusters (:class:`sklearn.cluster.MiniBatchKMeans`) on
+        the training rows (a stream's first buffer), which approximates the
+        kernel better for the same m (Zhang, Tsang & Kwok 2008).
+    lam, C, n_iter, n_epochs, batch_size, average, class_weight : see PegasosClassifier
+        The linear SVM's (see :class:`~pegasos.PegasosClassifier`); a stream
+        fit needs ``lam`` and ``n_iter``, not ``C`` or ``n_epochs``.
+    block_rows : int, default=4096
+        Rows mapped at a time (memory: ``block_rows * m`` values, twice).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the landmarks and the linear fit's draws.
+    verbose : int, default=0
+        Progress lines of the linear fit.
+    callback : callable, default=None
+        The linear fit's :class:`~pegasos.Report` callback.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The landmarks (dense, the rows' dtype).
+    component_indices_ : ndarray of shape (n_components,)
+        Their rows in the training set (of a stream: in its first buffer);
+        absent for k-means centres.
+    normalization_ : ndarray of shape (n_components, n_components)
+        ``K_mm^{-1/2}`` (float64): the map is ``K(x, components_) @
+        normalization_.T``.
+    gamma_ : float
+        The kernel's gamma, resolved.
+    coef_ : ndarray of shape (1, n_components) or (n_classes, n_components)
+        The linear SVM's weights on the mapped rows (one-vs-rest).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Its intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The labels.
+    lam_, n_iter_, t_ : float, int, int
+        The linear fit's lambda, iterations of the last fit, and step counter.
+    holdout_errors_ : ndarray of shape (n_measurements, 2)
+        A stream fit with ``holdout``: (iterations, held-out error) at each
+        measurement.
+    n_features_in_ : int
+        The rows' width.
+    n_rows_read_ : int
+        Rows a stream fit read (mapped rows drawn by the linear fit, plus the
+        first buffer); absent after an in-memory fit.
+
+    See Also
+    --------
+    sklearn.kernel_approximation.Nystroem : The same map, for a whole matrix.
+    pegasos.PegasosClassifier : The linear SVM it trains.
+    pegasos.BlockStream : Rows from blocks, for ``fit``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from pegasos import NystroemPegasosClassifier
+    >>> X, y = make_moons(500, noise=0.1, random_state=0)
+    >>> clf = NystroemPegasosClassifier(n_components=50, gamma=2.0, lam=1e-3, random_state=0)
+    >>> clf.fit(X, y).score(X, y) > 0.95
+    True
+    >>> clf.transform(X[:3]).shape
+    (3, 50)
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [StrOptions({"rbf", "linear", "poly", "sigmoid"})],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, math.inf, closed="neither")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, -math.inf, math.inf, closed="neither")],
+        "landmarks": [StrOptions({"uniform", "kmeans"})],
+        **{name: PEGASOS_CONSTRAINTS[name] for name in (
+            "lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight")},
+        "block_rows": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "callback": [callable, None],
+    }
+
+    def __init__(self, n_components=1000, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 landmarks="uniform", lam=None, C=None, n_iter=None, n_epochs=None,
+                 batch_size=1, average=0.5, class_weight=None, block_rows=4096,
+                 random_state=None, verbose=0, callback=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.landmarks = landmarks
+        self.lam = lam
+        self.C = C
+        self.n_iter = n_iter
+        self.n_epochs = n_epochs
+        self.batch_size = batch_size
+        self.average = average
+        self.class_weight = class_weight
+        self.block_rows = block_rows
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ fit
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Choose the landmarks, then fit linear Pegasos on the mapped rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), BlockStream or SVMLightStream
+            The training rows (float32 rows are mapped in float32), or a
+            stream of them (and no ``y``): the landmarks and gamma then come
+            from its first ``buffer_rows`` rows, and the linear fit draws from
+            a shuffle buffer of mapped rows.
+        y : array-like of shape (n_samples,)
+            The labels (none with a stream).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if self.lam is not None and self.C is not None:
+            raise ValueError("Give lam or C, not both: C sets lam = 1 / (C n).")
+        for name in STREAM_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        if isinstance(X, (BlockStream, SVMLightStream)):
+            if y is not None:
+                raise ValueError("A stream fit takes no y: a stream holds its labels.")
+            return self._fit_stream(_raw_stream(X))
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+                             order="C", accept_large_sparse=True, reset=True)
+        check_sparse_structure(X)
+        check_classification_targets(y)
+        self._fit_map(X, what="training rows")
+        check_memory(8 * X.shape[0] * self.n_components,
+                     f"the mapped training rows ({X.shape[0]} x {self.n_components} float64; "
+                     "fit from a BlockStream to map them a block at a time)")
+        return self._set_linear(self._linear().fit(self._map(X, np.float64), y))
+
+    def _linear(self):
+        return PegasosClassifier(**{name: getattr(self, name) for name in LINEAR_PARAMS})
+
+    def _set_linear(self, linear):
+        """The linear SVM's fitted model and record, as this estimator's attributes."""
+        for name in LINEAR_ATTRIBUTES:
+            if hasattr(linear, name):
+                setattr(self, name, getattr(linear, name))
+        return self
+
+    def _fit_map(self, X, what):
+        """Landmarks, gamma and K_mm^{-1/2} from the rows X (validated)."""
+        m, n = self.n_components, X.shape[0]
+        if m > n:
+            raise ValueError(f"n_components={m} is more than the {n} {what}: the landmarks "
+                             f"are rows of them (or k-means centres); give n_components <= {n}")
+        self.n_features_in_ = X.shape[1]
+        self.gamma_ = _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, X).gamma
+        rng = check_random_state(self.random_state)
+        if self.landmarks == "uniform":  # scikit-learn's Nystroem's draw
+            self.component_indices_ = rng.permutation(n)[:m]
+            Z = X[self.component_indices_]
+            Z = Z.toarray() if sp.issparse(Z) else Z
+        else:
+            from sklearn.cluster import MiniBatchKMeans
+
+            km = MiniBatchKMeans(n_clusters=m, n_init=1, batch_size=max(1024, 3 * m),
+                                 random_state=rng.randint(np.iinfo(np.int32).max))
+            Z = km.fit(X).cluster_centers_
+            self.__dict__.pop("component_indices_", None)  # (centres, not rows)
+        self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
+        Z64 = np.array(self.components_, dtype=np.float64)
+        K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
+        U, S, V = scipy.linalg.svd(K)
+        self.normalization_ = np.dot(U / np.sqrt(np.maximum(S, EIGEN_FLOOR)), V)
+        self._blocks_by_kind = {}
+
+    def _kern(self):
+        return kernel_of(KERNELS[self.kernel], self.gamma_, self.coef0, self.degree)
+
+    def _fit_stream(self, raw):
+        """:meth:`fit` on a :class:`BlockStream` of raw rows (:func:`_raw_stream`)."""
+        if self.C is not None or self.n_epochs is not None or self.lam is None:
+            raise ValueError("A stream fit needs lam (C sets lam = 1 / (C n), and a stream's "
+                             "n is not known before it is read) and n_iter, not n_epochs: "
+                             "give lam")
+        source = raw.rows()
+        start = [source.passes]  # the pass the next call of mapped() reads to its end
+        held = source.hold_out(raw.holdout) if isinstance(raw.holdout, int) else raw.holdout
+        first = source.take(raw.buffer_rows)
+        if first is None:
+            raise ValueError(f"{raw.name}: no data: the stream has no rows to train on")
+        self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
+                                     f"(buffer_rows={raw.buffer_rows})")
+        pending = [first]
+
+        def mapped():  # one pass of the mapped rows: the first buffer, then the rest
+            if pending:
+                X, y = pending.pop()
+                for lo in range(0, X.shape[0], self.block_rows):
+                    part = slice(lo, lo + self.block_rows)
+                    yield self._map(X[part], np.float64), y[part]
+            while source.passes == start[0]:  # (take() would start the next pass)
+                part = source.take(self.block_rows)
+                if part is None:
+                    break
+                yield self._map(part[0], np.float64), part[1]
+            start[0] = source.passes
+
+        holdout = None if held is None else (self._map(held[0], np.float64), held[1])
+        stream = BlockStream(mapped, n_features=self.n_components, classes=raw.classes,
+                             buffer_rows=raw.buffer_rows, holdout=holdout,
+                             n_iter_no_change=raw.n_iter_no_change, name=raw.name)
+        self._set_linear(self._linear().fit(stream))
+        self.n_rows_read_ = source.rows_read
+        return self
+
+    # ------------------------------------------------------------------ the map
+
+    def _map(self, X, out_dtype):
+        """Rows X (dense C or CSR, the components' dtype) mapped, a block at a time."""
+        n, m = X.shape[0], self.n_components
+        dtype = self.components_.dtype
+        out = np.empty((n, m), out_dtype)
+        dense, d = not sp.issparse(X), self.n_features_in_
+        if not dense and X.shape[1] != d:  # a stream's sparse rows: as wide as their largest index
+            if X.shape[1] > d:
+                raise ValueError(f"a row is {X.shape[1]} features wide, beyond the landmarks' "
+                                 f"{d} (by default the first buffer's width): give the "
+                                 f"stream n_features >= {X.shape[1]}")
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(n, d))
+        block = self._blocks_by_kind.get(dense)
+        if block is None:
+            block = self._blocks_by_kind[dense] = _landmark_block(self.components_, dense)
+            self._norm_T = np.ascontiguousarray(self.normalization_.T, dtype=dtype)
+        for lo in range(0, n, self.block_rows):
+            part = X[lo:lo + self.block_rows]
+            K = _kernel_rows(part, block, self._kern(), dtype)  # (m, rows)
+            out[lo:lo + part.shape[0]] = K.T @ self._norm_T
+        return out
+
+    def _checked(self, X):
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          order="C", accept_large_sparse=True, reset=False)
+        check_sparse_structure(X)
+        if X.dtype != self.components_.dtype:
+            X = X.astype(self.components_.dtype)
+        if not hasattr(self, "_blocks_by_kind"):  # (a loaded model)
+            self._blocks_by_kind = {}
+        return X
+
+    def transform(self, X):
+        """Map the rows X to Nystroem's features, ``K(X, components_) @ normalization_.T``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            The mapped rows, in the landmarks' dtype.
+        """
+        X = self._checked(X)
+        return self._map(X, self.components_.dtype)
+
+    def decision_function(self, X):
+        """The linear SVM's decision values on the mapped rows, a block at a time.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``transform(X) @ coef_.T + intercept_`` (one column for two classes,
+            raveled), as :meth:`pegasos.PegasosClassifier.decision_function`.
+        """
+        X = self._checked(X)
+        scores = np.empty((X.shape[0], self.coef_.shape[0]))
+        for lo in range(0, X.shape[0], self.block_rows):
+            F = self._map(X[lo:lo + self.block_rows], np.float64)
+            scores[lo:lo + F.shape[0]] = F @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The predicted labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            A label of ``classes_`` per row.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _landmark_block(Z, dense):
+    """The engine's :class:`~pegasos._numba.blocks.Block` of the landmarks Z (dense C,
+    writable): Z for dense rows, Z.T for CSR ones (:func:`_blocks.products`)."""
+    Z = np.array(Z, order="C")
+    unused = np.empty((0, 0), Z.dtype)
+    return _blocks.Block(np.full(Z.shape[0], -1, np.int64), Z if dense else unused,
+                         unused if dense else np.ascontiguousarray(Z.T),
+                         row_sqnorms(Z, Z.shape[0]))
+
+
+def _kernel_rows(X, block, kern, dtype):
+    """``K(block's Z, X)`` as (m, n) rows of ``dtype`` by the blocked engine."""
+    rows = as_rows(X, dtype)
+    n = rows.n_rows
+    pts = points(rows, row_sqnorms(rows.kernel, n))
+    m = block.sq_z.shape[0]
+    out = np.empty((m, n), dtype)
+    with one_blas_thread():
+        _blocks.fill_block_rows(engine_for(n), pts, block, kern, out, np.arange(m, dtype=np.int64))
+    return out
+
+
+def _raw_stream(stream):
+    """A :class:`BlockStream` of the rows of ``stream`` as they are read: itself, or an
+    SVMLightStream's blocks: of its files, or of its cache file (a stream's ``cache``:
+    used if it holds the files and is not older, else written first, in one pass)."""
+    if isinstance(stream, BlockStream):
+        return stream
+    paths = stream.paths
+    cached = None
+    if len(paths) == 1 and is_cache(paths[0]):
+        cached = load_cache(paths[0])
+    elif stream.cache is not None:  # used if it holds these files, else written first
+        cached = _fresh_cache(stream.cache, paths, stream.zero_based)
+        if cached is None:
+            convert(paths, stream.cache, zero_based=stream.zero_based,
+                    block_bytes=stream.block_bytes)
+            cached = load_cache(stream.cache)
+    if cached is not None:
+        X_all, y_all = cached
+
+        def blocks():
+            for lo in range(0, X_all.shape[0], 1 << 14):
+                yield X_all[lo:lo + (1 << 14)], y_all[lo:lo + (1 << 14)]
+    else:
+        def blocks():
+            return read_blocks(paths, block_bytes=stream.block_bytes,
+                               zero_based=stream.zero_based)
+    holdout = stream.holdout
+    if holdout is not None and not isinstance(holdout, int):
+        holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+    return BlockStream(blocks, n_features=stream.n_features, classes=stream.classes,
+                       buffer_rows=stream.buffer_rows, holdout=holdout,
+                       n_iter_no_change=stream.n_iter_no_change, name=paths[0])
