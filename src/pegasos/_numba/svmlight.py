@@ -88,12 +88,14 @@ def _token_end(buf, pos, end):
 
 @njit(inline="always")
 def _mul64(a, b):
-    """The 128-bit product of two uint64: (high, low) halves."""
+    """The 128-bit product of two uint64: (high, low) halves.  The low half is put
+    together from the partial products (no product that wraps: NumPy warns of one in
+    the Python body, which ``NUMBA_DISABLE_JIT=1`` runs)."""
     a0, a1, b0, b1 = a & _LOW32, a >> _U32, b & _LOW32, b >> _U32
     w0 = a0 * b0
     t = a1 * b0 + (w0 >> _U32)
     w1 = (t & _LOW32) + a0 * b1
-    return a1 * b1 + (t >> _U32) + (w1 >> _U32), a * b
+    return a1 * b1 + (t >> _U32) + (w1 >> _U32), (w1 << _U32) | (w0 & _LOW32)
 
 
 @njit
