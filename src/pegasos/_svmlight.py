@@ -65,7 +65,8 @@ def _open_text(path):
     return open(path, encoding="utf-8", errors="replace")
 
 
-def _is_number(text):
+def is_number(text):
+    """Whether ``text`` reads as a Python float."""
     try:
         float(text)
     except ValueError:
@@ -81,7 +82,7 @@ def _line_problem(line, zero_based):
     label = tokens[0]
     if ":" in label:
         return f"missing label: the line starts with the feature {quote(label)}"
-    if not _is_number(label):
+    if not is_number(label):
         return f"the label {quote(label)} is not a number"
     if not math.isfinite(float(label)):
         return f"the label {quote(label)} is not finite"
@@ -108,7 +109,7 @@ def _line_problem(line, zero_based):
         if idx <= previous:
             return f"feature indices must increase along a line; {idx} follows {previous}"
         previous = idx
-        if not _is_number(value):
+        if not is_number(value):
             return f"the value {quote(value)} of feature {idx} is not a number"
         if not math.isfinite(float(value)):
             return f"the value {quote(value)} of feature {idx} is not finite"

@@ -37,6 +37,7 @@ import zlib
 from ._memory import format_bytes
 from ._numba.codes import KERNEL_TABLE, KERNEL_TYPES
 from ._progress import CHECKS_FOR_PLOT, Progress, linear_decision
+from ._svmlight import is_number
 
 # Only the standard library at import: ``pegasos --help``, ``--version`` and a
 # mistyped option answer before NumPy, scikit-learn or Numba load (measured by
@@ -586,16 +587,8 @@ def _expanded(inputs):
 
 def _holdout_file(holdout):
     """``--holdout``'s file, or None when it is a number of rows (or not given)."""
-    return None if holdout is None or _is_number(holdout) and not os.path.exists(holdout) \
+    return None if holdout is None or is_number(holdout) and not os.path.exists(holdout) \
         else holdout
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_inputs(inputs):
