@@ -455,7 +455,7 @@ def _stream_file(tmp_path, n=600, d=5, seed=3):
 
 @pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (3, 599)])
 def test_stream_fit_equals_the_reference_shuffle_buffer(tmp_path, k, buffer_rows):
-    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import STREAM_ROUND
     from pegasos.stream import SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws
@@ -545,7 +545,7 @@ def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
 @pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (2, 590)])
 def test_a_stream_with_a_cache_draws_from_it_uniformly_after_the_first_pass(tmp_path, k,
                                                                             buffer_rows):
-    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import STREAM_ROUND
     from pegasos.stream import SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws
@@ -639,7 +639,7 @@ def test_a_stream_of_a_cache_file_draws_from_it(tmp_path):
 
 @pytest.mark.parametrize("cached", [False, True])
 def test_held_out_rows_are_never_trained_on_and_stop_the_fit(tmp_path, cached):
-    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import STREAM_ROUND
     from pegasos.stream import SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
-from ._rows import check_sparse_structure, rows_of, stack_rows
+from ._rows import check_sparse_structure, check_width, rows_of, stack_rows
 from ._svmlight import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
@@ -916,53 +916,69 @@ class SVMLightStream:
             else int(holdout)
         self.n_iter_no_change = int(n_iter_no_change)
         if self.cache is not None:
-            if len(self.paths) == 1 and is_cache(self.paths[0]):
+            if self.is_cache_file():
                 raise ValueError(f"{self.paths[0]} is a cache already: give no cache")
             held = [os.fspath(holdout)] if isinstance(holdout, (str, os.PathLike)) else []
             _refuse_an_input(self.cache, self.paths + held)
 
     def rows(self):
-        """A :class:`RowSource` over the files, from their start."""
-        return RowSource(self)
+        """A :class:`RowSource` over the files (or the cache), from their start."""
+        return RowSource(_Files(self), self.buffer_rows)
+
+    def is_cache_file(self):
+        """Whether the stream is one cache file (``pegasos convert``'s)."""
+        return len(self.paths) == 1 and is_cache(self.paths[0])
+
+
+#: The share of the shuffle buffer that one round of a stream fit draws
+#: (:meth:`RowSource.draw_round`): the rows drawn are then replaced by the stream's next rows.
+STREAM_ROUND = 1 / 8
 
 
 class RowSource:
-    """The rows of a :class:`SVMLightStream`, taken a given number at a time, pass after
-    pass, the files watched for changes; it counts the rows and bytes read.
+    """The rows of a stream, as a fit takes them: a pass at a time, a shuffle buffer's round
+    at a time, or from the stream's cache once there is a complete one.
 
-    ``cached`` is ``(X, y)`` of the stream's cache once there is a complete one (from
-    the start for a cache file, or a fresh ``cache``; else once the first pass wrote
-    it).  ``skip`` rows at the start of every pass after the first are passed over
-    (the held-out rows, taken in the first).
+    It owns the storage: the blocks of a pass come from a ``reader`` (the files of a
+    :class:`SVMLightStream`, watched for changes and written to its cache as the first
+    pass reads them, or the blocks of a :class:`~pegasos.BlockStream`), and the fit sees
+    rows either way.  :meth:`draw_round` is the call a stream fit makes for each round:
+    ``STREAM_ROUND`` of the shuffle buffer drawn uniformly (the rows drawn in the round
+    before replaced first by the stream's next rows), or as many rows drawn uniformly
+    from all the rows of the cache once there is one.  :meth:`take` and
+    :meth:`blocks_of` read the rows in order; :meth:`hold_out` sets the first rows
+    apart.  It counts the rows and bytes read.
+
+    ``reader`` has ``name`` (how errors name the stream), ``width`` (the fit's, None
+    until known: a wider row taken is an error), ``cached`` (``(X, y)`` of a complete
+    cache from the start, or None), ``zero_based`` (how a text's indices were read),
+    ``blocks()`` (the ``(X, y, nbytes)`` of a new pass), ``part(X)`` (rows taken, as
+    the fit sees them), ``end_pass()`` (a cache the pass completed, or None) and
+    ``close()``.
     """
 
-    def __init__(self, stream):
-        self.stream = stream
+    def __init__(self, reader, buffer_rows):
+        self.reader, self.name, self.buffer_rows = reader, reader.name, buffer_rows
         self.started = time.perf_counter()
         self.rows_read = self.bytes_read = 0
         self.passes = 0  # passes completed
-        self.skip = self.cache_from = 0
-        self.cached = None
+        self.skip = self.cache_from = 0  # the held-out rows: passed over, in the rows and cache
+        self.cached = reader.cached
         self._blocks = None
         self._pending = None  # (X, y) of a block not all taken
-        self._seen = {}  # path: its record (_source_record) when the fit began
-        self._writer = None
-        self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
-        self.width = None  # the fit's, once known: a wider row taken is an error
-        self._path = None  # the file being read
-        paths, cache = stream.paths, stream.cache
-        if len(paths) == 1 and is_cache(paths[0]):
-            self.cached = load_cache(paths[0])
-            return
-        for path in paths:  # each file as the fit found it: later changes are errors
-            try:
-                self._seen[path] = _source_record(path)
-            except FileNotFoundError:
-                raise DataFormatError(path, None, "does not exist") from None
-        if cache is not None:
-            self.cached = _fresh_cache(cache, paths, self.indexing.given)
-            if self.cached is None:
-                self._writer = _CacheWriter(cache, self.indexing, np.float64)
+        self._buffer = None  # the shuffle buffer, (X, y)
+        self._drawn = None  # the buffer's slots drawn by the last round: refilled next
+
+    @property
+    def width(self):
+        """The fit's width, once known (:meth:`set_width`)."""
+        return self.reader.width
+
+    @property
+    def zero_based(self):
+        """Whether a text stream's indices were read as zero-based (settled by its first
+        block with a feature)."""
+        return self.reader.zero_based
 
     def hold_out(self, m):
         """The first ``m`` rows, ``(X, y)``, set apart: never taken again, nor drawn from
@@ -970,20 +986,123 @@ class RowSource:
         if self.cached is None:
             self.skip = m  # (first: a cache that this pass completes starts past them)
             held = self.take(m)
-            every = self.passes > 0 or self.exhausted()
+            every = held is None or self.passes > 0 or self.exhausted()
         else:
             X, y = self.cached
             self.cache_from = min(m, X.shape[0])
             held = rows_of(X, y, np.arange(self.cache_from), X.shape[1])
             every = self.cache_from == X.shape[0]
         if every:
-            raise ValueError(f"{self.stream.paths[0]}: holdout={m} takes every row of the "
-                             "stream: give fewer held-out rows")
+            raise ValueError(f"{self.name}: holdout={m} takes every row of the stream: give "
+                             "fewer held-out rows")
         return held
 
-    def cached_rows(self):
-        """The cache's rows past the held-out ones."""
-        return self.cached[0].shape[0] - self.cache_from
+    def fill(self):
+        """The shuffle buffer's first ``buffer_rows`` rows (of a cache: only their labels
+        are read): ``(width, labels)``, the width as wide as their widest row (a cache's:
+        its own)."""
+        if self.cached is not None:
+            X_all, y_all = self.cached
+            first = y_all[self.cache_from:self.cache_from + self.buffer_rows]
+            return X_all.shape[1], np.asarray(first, dtype=np.float64)
+        self._buffer = self.take(self.buffer_rows)
+        if self._buffer is None:
+            raise ValueError(f"{self.name}: no data: the stream has no rows to train on")
+        return self._buffer[0].shape[1], self._buffer[1]
+
+    def set_width(self, width):
+        """The fit's width: the buffer widened to it, and any row taken or drawn wider an
+        error."""
+        self.reader.width = width
+        if self._buffer is not None:
+            self._buffer = (stack_rows([self._buffer[0]], width), self._buffer[1])
+
+    def whole(self):
+        """The buffer ``(X, y)`` when it holds every row of the stream, else None."""
+        if self._buffer is not None and (self.passes or self.exhausted()):
+            return self._buffer
+        return None
+
+    def draw_round(self, rng, k, most):
+        """One round's draws: ``(X, y, idx)``, the rows (float64, the fit's width), their
+        labels, and ``idx`` the mini-batches' positions among them (``steps * k`` of
+        them, ``steps`` at most ``most``).
+
+        From the buffer: ``STREAM_ROUND`` of it, uniformly with replacement (first, the
+        slots the round before drew get the stream's next rows); from a complete cache:
+        as many rows, uniformly from all its rows past the held-out ones."""
+        if self._drawn is not None:
+            self._refill(self._drawn)
+            self._drawn = None
+        if self.cached is not None:
+            X_all, y_all = self.cached
+            share = int(min(self.buffer_rows, X_all.shape[0] - self.cache_from) * STREAM_ROUND)
+            steps = min(max(1, share // k), most)
+            idx = rng.integers(self.cache_from, X_all.shape[0], steps * k)
+            drawn, local = np.unique(idx, return_inverse=True)
+            X, y = rows_of(X_all, y_all, drawn, self.width)
+            return X, y, local.astype(np.int64)
+        X, y = self._buffer
+        steps = min(max(1, int(X.shape[0] * STREAM_ROUND) // k), most)
+        idx = rng.integers(0, X.shape[0], steps * k)
+        self._drawn = np.unique(idx)
+        return X, y, idx
+
+    def _refill(self, drawn):
+        """The buffer with the rows ``drawn`` replaced by the stream's next rows (none once
+        the first pass completed a cache: the next rounds draw from it)."""
+        X, y = self._buffer
+        new = self.take(len(drawn))
+        if self.cached is not None:
+            check_width(self.cached[0].shape[1], X.shape[1])
+            self._buffer = None
+            return
+        if new is None or new[0].shape[0] < len(drawn):  # the end of a pass: the next one
+            more = self.take(len(drawn) - (0 if new is None else new[0].shape[0]))
+            new = more if new is None else new if more is None else (
+                _stack([new[0], more[0]], X.shape[1]), np.concatenate([new[1], more[1]]))
+        if new is None:
+            return
+        keep = np.ones(X.shape[0], bool)
+        keep[drawn[:new[0].shape[0]]] = False
+        self._buffer = (_stack([X[keep], new[0]], X.shape[1]),
+                        np.concatenate([y[keep], new[1]]))
+
+    def progress(self, elapsed):
+        """The rows read, the rate, and whether the rounds draw from the cache, as a
+        verbose line says them."""
+        return (f"{self.rows_read} rows read ({self.bytes_read / max(elapsed, 1e-9) / 1e6:.1f} "
+                "MB/s)" + ("" if self.cached is None else ", drawing from the cache"))
+
+    def blocks_of(self, rows):
+        """The rows ``rows`` at a time, pass after pass, as ``(X, y, first, ends)``:
+        ``first`` the position of X's first row in its pass (0 at each pass's first
+        block), ``ends`` whether X's rows end the pass; from a complete cache, its rows a
+        slice at a time (float64 CSR)."""
+        position = 0
+        while True:
+            if self.cached is not None:
+                X_all, y_all = self.cached
+                start = self.cache_from
+                if X_all.shape[0] <= start:
+                    return
+                for lo in range(start, X_all.shape[0], rows):
+                    hi = min(X_all.shape[0], lo + rows)
+                    self.rows_read += hi - lo
+                    yield (sp.csr_matrix(X_all[lo:hi], dtype=np.float64),
+                           np.asarray(y_all[lo:hi], dtype=np.float64), lo - start,
+                           hi == X_all.shape[0])
+                continue
+            passes = self.passes
+            got = self.take(rows)
+            if got is None:  # a pass ended on a block boundary (or the stream has no rows)
+                if position == 0:
+                    return
+                position = 0
+                continue
+            ends = self.passes != passes or self.exhausted()  # these rows end the pass
+            yield got[0], got[1], position, ends
+            position = 0 if ends else position + got[0].shape[0]
 
     def close(self):
         """Close the file being read, and drop an unfinished cache's parts (a fit that
@@ -991,9 +1110,7 @@ class RowSource:
         if self._blocks is not None:
             self._blocks.close()
             self._blocks = None
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        self.reader.close()
 
     def exhausted(self):
         """Whether the pass ends here: True once every row has been taken (it reads the
@@ -1007,10 +1124,10 @@ class RowSource:
         return False
 
     def take(self, m):
-        """Up to ``m`` rows as ``(X, y)``: fewer (even none) at the end of a pass, after
-        which :meth:`take` starts the next."""
+        """Up to ``m`` rows as ``(X, y)``: fewer (even none: None) at the end of a pass,
+        after which :meth:`take` starts the next."""
         if self._blocks is None:
-            self._blocks = self._read_pass()
+            self._blocks = self.reader.blocks()
             to_skip = self.skip if self.passes else 0
             while to_skip and self._take_part(to_skip) is not None:  # the held-out rows
                 to_skip -= self._last
@@ -1023,7 +1140,8 @@ class RowSource:
             got += self._last
         if not parts:
             return None
-        return stack_rows([X for X, _ in parts]), np.concatenate([y for _, y in parts])
+        return stack_rows([X for X, _ in parts], self.width), np.concatenate(
+            [y for _, y in parts])
 
     def _take_part(self, m):
         """At most ``m`` rows of the current block (reading the next when it is used up),
@@ -1036,39 +1154,98 @@ class RowSource:
         part = self._last = min(m, X.shape[0])
         self._pending = None if part == X.shape[0] else (X[part:], y[part:])
         self.rows_read += part
-        rows = _own_width(X[:part])
+        return self.reader.part(X[:part]), y[:part]
+
+    def _next_block(self):
+        """The pass's next block with rows, or None when it ends (the next take starts
+        another)."""
+        while True:
+            block = next(self._blocks, None) if self._blocks is not None else None
+            if block is None:
+                self._blocks, self.passes = None, self.passes + 1
+                cached = self.reader.end_pass()
+                if cached is not None:  # the first pass completed the cache
+                    self.cached, self.cache_from = cached, self.skip
+                return None
+            X, y, nbytes = block
+            self.bytes_read += nbytes
+            if X.shape[0]:
+                return X, y
+
+
+def _stack(blocks, width):
+    for B in blocks:
+        check_width(B.shape[1], width)
+    return stack_rows(blocks, width)
+
+
+class _Files:
+    """The reader of a :class:`SVMLightStream`'s :class:`RowSource`: its files a block at a
+    time, watched for changes (a file that changes or vanishes during the fit is an
+    error), and written to the stream's cache by the first pass."""
+
+    def __init__(self, stream):
+        self.stream, self.name = stream, stream.paths[0]
+        self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
+        self.width = None
+        self.cached = None
+        self._seen = {}  # path: its record (_source_record) when the fit began
+        self._writer = None
+        self._path = None  # the file being read
+        paths, cache = stream.paths, stream.cache
+        if stream.is_cache_file():
+            self.cached = load_cache(paths[0])
+            return
+        for path in paths:  # each file as the fit found it: later changes are errors
+            try:
+                self._seen[path] = _source_record(path)
+            except FileNotFoundError:
+                raise DataFormatError(path, None, "does not exist") from None
+        if cache is not None:
+            self.cached = _fresh_cache(cache, paths, self.indexing.given)
+            if self.cached is None:
+                self._writer = _CacheWriter(cache, self.indexing, np.float64)
+
+    @property
+    def zero_based(self):
+        return self.indexing.zero_based
+
+    def blocks(self):
+        """A pass's blocks ``(X, y, nbytes)``, each added to the cache being written."""
+        stream = self.stream
+        for path in stream.paths:
+            self._path = path
+            self._check_unchanged(path)
+            for X, y, nbytes in _file_blocks(path, stream.block_bytes, self.indexing):
+                self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
+                if self._writer is not None:
+                    self._writer.add(X, y)
+                yield X, y, nbytes
+            self._check_unchanged(path)
+
+    def part(self, X):
+        """Rows taken as wide as their own largest index (the width rule then depends on
+        the rows taken, never on where a block ends); wider than the fit's: an error."""
+        rows = _own_width(X)
         if self.width is not None and rows.shape[1] > self.width:
             raise ValueError(
                 f"{self._path}: a row is {rows.shape[1]} features wide, beyond the stream's "
                 f"n_features={self.width}: give n_features >= {rows.shape[1]} (pegasos "
                 "train: --n-features; by default, the width of the first buffer's rows)")
-        return rows, y[:part]
+        return rows
 
-    def _next_block(self):
-        """The pass's next block, or None when it ends (the next take starts another)."""
-        block = next(self._blocks, None)
-        if block is None:
-            self._blocks, self.passes = None, self.passes + 1
-            if self._writer is not None and self._writer.n_rows:  # the first pass is
-                self._writer.finish([self._seen[p] for p in self.stream.paths])  # complete
-                self.close()
-                self.cached, self.cache_from = load_cache(self.stream.cache), self.skip
+    def end_pass(self):
+        """The cache, once the first pass has written it whole (None before, and after)."""
+        if self._writer is None or not self._writer.n_rows:
             return None
-        X, y, nbytes = block
-        self.bytes_read += nbytes
-        if self._writer is not None:
-            self._writer.add(X, y)
-        return X, y
+        self._writer.finish([self._seen[p] for p in self.stream.paths])
+        self.close()
+        return load_cache(self.stream.cache)
 
-    def _read_pass(self):
-        stream = self.stream
-        for path in stream.paths:
-            self._path = path
-            self._check_unchanged(path)
-            for block in _file_blocks(path, stream.block_bytes, self.indexing):
-                self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
-                yield block
-            self._check_unchanged(path)
+    def close(self):
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def _check_unchanged(self, path):
         try:

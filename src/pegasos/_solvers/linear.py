@@ -31,9 +31,6 @@ from .._rows import (
     check_draws,
     check_linear_state,
     check_per_row,
-    check_width,
-    rows_of,
-    stack_rows,
 )
 from .._sampling import IndexStream
 from ..objective import gap_from_rows
@@ -493,48 +490,28 @@ def fit_binary(X, target, weights, plan, state, c=0, monitor=None, *, layout=Lay
     return done
 
 
-#: The share of the shuffle buffer that one round of a stream fit draws: its rows drawn
-#: are then replaced by the stream's next rows.
-STREAM_ROUND = 1 / 8
+def fit_stream(source, problems, plan, state, layout, monitor):
+    """Pegasos on every problem from a stream: ``plan.n_iter`` iterations, a round at a
+    time, each round's draws from ``source`` (a :class:`~pegasos.stream.RowSource`, whose
+    shuffle buffer is filled and whose width is set).
 
-
-def fit_stream(source, buffer, problems, plan, state, layout, monitor):
-    """Pegasos on every problem from a stream: ``plan.n_iter`` iterations drawn from a
-    shuffle buffer refilled from ``source`` as rows are drawn, or from its cache.
-
-    ``buffer`` is the buffer's first fill ``(X, y)`` (CSR rows, labels), None when
-    ``source`` (a :class:`~pegasos.stream.RowSource`) has a complete cache from the
-    start; ``problems(y)`` gives the targets (one row per problem) and loss weights
-    of rows.  Each round draws ``STREAM_ROUND`` of the buffer (uniformly, with
-    replacement, one seed for all problems: they share the rows) and runs every
-    problem's compiled steps on them, then puts new rows in the slots drawn.  Once
-    the source has a complete cache, each round draws as many rows uniformly from
-    all the cache's rows instead.  ``monitor`` (a :class:`StreamMonitor`) may stop
-    the fit after a round.  Returns the iterations run (the source counts the rows
-    read).
+    ``problems(y)`` gives the targets (one row per problem) and loss weights of rows.
+    Each round's draws (:meth:`~pegasos.stream.RowSource.draw_round`: one seed for all
+    problems, which share the rows) go to every problem's compiled steps.  ``monitor``
+    (a :class:`StreamMonitor`) may stop the fit after a round.  Returns the iterations
+    run (the source counts the rows read).
     """
     rng = np.random.default_rng(plan.seeds[0])
     k, done = plan.batch_size, 0
     settings = LinearPlan(k=k, lam=plan.lam, bias_feature=layout.bias_feature,
                           unreg_bias=layout.unregularized, radius2=plan.radius2,
                           avg_start=plan.avg_start(int(state.t[0])), every=False)
-    X, y = buffer if buffer is not None else (None, None)
     while done < plan.n_iter:
-        if source.cached is not None:  # uniform over all rows from now on
-            X = None
-            share = int(min(source.stream.buffer_rows, source.cached_rows()) * STREAM_ROUND)
-            steps = min(max(1, share // k), plan.n_iter - done)
-            rows, labels, idx = _cache_draws(source, rng, steps * k, monitor.width)
-        else:
-            rows, labels = as_rows(X), y
-            steps = min(max(1, int(rows.n_rows * STREAM_ROUND) // k), plan.n_iter - done)
-            idx = rng.integers(0, rows.n_rows, steps * k)
-        _stream_round(rows, labels, idx, problems, settings, state, layout)
-        done += steps
+        X, labels, idx = source.draw_round(rng, k, plan.n_iter - done)
+        _stream_round(as_rows(X), labels, idx, problems, settings, state, layout)
+        done += idx.shape[0] // k
         if monitor.after_round(state, done) or done >= plan.n_iter:
             break
-        if X is not None:
-            X, y = _refill(source, X, y, np.unique(idx))
     return done
 
 
@@ -553,24 +530,13 @@ def _stream_round(rows, labels, idx, problems, settings, state, layout):
         check_finite_weights(f"iteration {state.t[c] - 1}", state.v[c], state.scal[c])
 
 
-def _cache_draws(source, rng, n_draws, width):
-    """``n_draws`` rows drawn uniformly from the source's cache (past its held-out rows):
-    the rows drawn (in float64, ``width`` wide), their labels and the draws' positions
-    among them."""
-    X_all, y_all = source.cached
-    idx = rng.integers(source.cache_from, X_all.shape[0], n_draws)
-    drawn, local = np.unique(idx, return_inverse=True)
-    X, y = rows_of(X_all, y_all, drawn, width)
-    return as_rows(X), y, local.astype(np.int64)
-
-
 class StreamMonitor:
     """Between a stream fit's rounds: the held-out error and the rule that stops on it,
     verbose lines, the ``callback``'s :class:`Report` (with the rows and bytes read)."""
 
-    def __init__(self, *, source, classes, width, total, k, layout, holdout=None, patience=5,
+    def __init__(self, *, source, classes, total, k, layout, holdout=None, patience=5,
                  verbose=0, callback=None):
-        self.source, self.classes, self.width, self.total = source, classes, width, total
+        self.source, self.classes, self.total = source, classes, total
         self.k, self.layout, self.holdout, self.patience = k, layout, holdout, patience
         self.verbose, self.callback = verbose, callback
         self.errors = []  # (iterations, held-out error) at each measurement
@@ -589,9 +555,7 @@ class StreamMonitor:
         elapsed, source = now - self.tic, self.source
         if self.verbose and (error is not None or now - self.printed >= 2.0):
             self.printed = now
-            print(f"[pegasos] stream: {done} iterations, {source.rows_read} rows read "
-                  f"({source.bytes_read / max(elapsed, 1e-9) / 1e6:.1f} MB/s)"
-                  + ("" if source.cached is None else ", drawing from the cache")
+            print(f"[pegasos] stream: {done} iterations, {source.progress(elapsed)}"
                   + ("" if error is None else f", held-out error {error:.4f}")
                   + f" ({elapsed:.2f}s)")
         if self.callback is not None:
@@ -620,29 +584,6 @@ class StreamMonitor:
         labels = self.classes[(scores[:, 0] > 0).astype(int)] if len(self.classes) == 2 \
             else self.classes[np.argmax(scores, axis=1)]
         return float(np.mean(labels != y))
-
-
-def _refill(source, X, y, drawn):
-    """The buffer with the rows ``drawn`` replaced by the stream's next rows."""
-    new = source.take(len(drawn))
-    if source.cached is not None:  # the first pass is over: the next rounds draw from its cache
-        check_width(source.cached[0].shape[1], X.shape[1])
-        return X, y
-    if new is None or new[0].shape[0] < len(drawn):  # the end of a pass: the next one
-        more = source.take(len(drawn) - (0 if new is None else new[0].shape[0]))
-        new = more if new is None else new if more is None else (
-            _stack([new[0], more[0]], X.shape[1]), np.concatenate([new[1], more[1]]))
-    if new is None:
-        return X, y
-    keep = np.ones(X.shape[0], bool)
-    keep[drawn[:new[0].shape[0]]] = False
-    return _stack([X[keep], new[0]], X.shape[1]), np.concatenate([y[keep], new[1]])
-
-
-def _stack(blocks, width):
-    for B in blocks:
-        check_width(B.shape[1], width)
-    return stack_rows(blocks, width)
 
 
 #: What ``objective_history_`` records at each check.
