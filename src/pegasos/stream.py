@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._files import quote, same_file, special_file, write_atomic
-from ._rows import check_sparse_structure, check_width, rows_of, stack_rows
+from ._rows import at_width, check_sparse_structure, check_width, rows_of, stack_rows
 from ._svmlight import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
@@ -751,7 +751,12 @@ def load_cache(path, *, n_features=None):
     ((2, 4), False)
     """
     _check_n_features(n_features)
-    path = os.fspath(path)
+    return _mapped(os.fspath(path), n_features)
+
+
+def _mapped(path, n_features=None, expect=None):
+    """:func:`load_cache`'s work, the header read and parsed once: ``expect(header)``,
+    when given, checks it before anything else is (a stream's cache: of its files)."""
     special = special_file(path)
     if special is not None:
         _refuse(path, f"is {special}, not a regular file")
@@ -760,6 +765,8 @@ def load_cache(path, *, n_features=None):
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         header = _read_header(path, f, size)
+        if expect is not None:
+            expect(header)
         sections, offsets, width = _checked_layout(path, header, size)
         _check_sources(path, header)
         if n_features is not None and n_features < width:
@@ -775,12 +782,11 @@ def load_cache(path, *, n_features=None):
                       f"header counts {header['nnz']} values")
     try:  # before anything compiled (SciPy's slicing too) reads it: O(nnz), once
         X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
-                          shape=(header["n_rows"], width if n_features is None else n_features),
-                          copy=False)
+                          shape=(header["n_rows"], width), copy=False)
         check_sparse_structure(X)
     except ValueError as exc:
         _refuse(path, f"is corrupt: {exc}")
-    return X, arrays["y"]
+    return at_width(X, n_features)[0], arrays["y"]
 
 
 def _refuse_not_finite(path, header, arrays, bad):
@@ -1275,22 +1281,21 @@ def _fresh_cache(cache, paths, zero_based):
     if not is_cache(cache):
         raise CacheError(f"{cache}: is not a pegasos cache file; a stream's cache is never "
                          "written over another file")
+
+    def of_these_files(header):
+        sources = header.get("sources")
+        made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
+            if isinstance(sources, list) else None
+        if made_of != [os.path.abspath(p) for p in paths]:
+            raise CacheError(f"{cache}: is the cache of other files ({quote(made_of)}); give "
+                             "another cache path, or delete it")
+        if header.get("zero_based_given") != zero_based:
+            raise CacheError(f"{cache}: was made with zero_based="
+                             f"{header.get('zero_based_given')!r}, this stream reads its files "
+                             f"with zero_based={zero_based!r}; give another cache path, or "
+                             "delete it")
+
     try:
-        with open(cache, "rb") as f:
-            header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
-    except _OldCache:
-        return None  # (a stream's own cache of an older format: written again)
-    sources = header.get("sources")
-    made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
-        if isinstance(sources, list) else None
-    if made_of != [os.path.abspath(p) for p in paths]:
-        raise CacheError(f"{cache}: is the cache of other files ({quote(made_of)}); give "
-                         "another cache path, or delete it")
-    if header.get("zero_based_given") != zero_based:
-        raise CacheError(f"{cache}: was made with zero_based={header.get('zero_based_given')!r}, "
-                         f"this stream reads its files with zero_based={zero_based!r}; "
-                         "give another cache path, or delete it")
-    try:
-        return load_cache(cache)
-    except _StaleCache:
-        return None  # written again by the first pass
+        return _mapped(cache, expect=of_these_files)
+    except (_OldCache, _StaleCache):
+        return None  # (a cache of an older format, or older than its files: written again)
