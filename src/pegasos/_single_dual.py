@@ -24,7 +24,7 @@ from ._solvers import working_set as _ws
 from ._solvers.engine import points
 from ._solvers.problems import describe_regularisation, entry
 from ._solvers.report import Report
-from .svc import warn_unconverged, working_set_plan
+from .svc import working_set_plan, write_status
 
 
 def row_coefficients(Y, a, dual, n):
@@ -148,11 +148,8 @@ class _SingleDual(_KernelModel):
         self.dual_coef_ = beta[support][None, :]
         self.intercept_ = np.asarray(result.intercept, dtype=np.float64)
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
-        if sp.issparse(X):  # as SVC's after a sparse fit
-            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         self.n_support_ = np.array([support.size], dtype=np.int32)
         self.n_iter_ = int(result.problem_steps[0])
-        self.fit_status_ = 0 if result.converged and not result.out_of_steps else 1
         self.violation_ = float(result.violation[0])
         self.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
         self._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
@@ -164,9 +161,7 @@ class _SingleDual(_KernelModel):
         self.n_kernel_columns_ = int(result.columns)
         self.n_kernel_evals_ = int(evals)
         self.shape_fit_ = X.shape
-        if self.fit_status_:
-            warn_unconverged(self, result.out_of_steps, result.n_iter,
-                             f"{self.violation_:.3g} (tol={self.tol:g})")
+        write_status(self, [result], sp.issparse(X), f"{self.violation_:.3g} (tol={self.tol:g})")
         return self
 
     def _describe_regularisation(self):

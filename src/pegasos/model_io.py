@@ -232,12 +232,9 @@ def save_model(estimator, path, *, solver_state=True):
         raise ModelFileError(f"cannot save a {name} with a callable kernel: the file would not "
                              "hold the function (use kernel='precomputed', or pickle it "
                              "yourself)")
-    params, dropped = {}, []
-    for key, value in estimator.get_params(deep=False).items():
-        jv, ok = _json_param(value)
-        params[key] = jv
-        if not ok:
-            dropped.append(key)
+    converted = {key: _json_param(value) for key, value in estimator.get_params(deep=False).items()}
+    params = {key: jv for key, (jv, _) in converted.items()}
+    dropped = [key for key, (_, ok) in converted.items() if not ok]
     arrays, attributes = _solver_arrays(estimator, solver_state), {}
     for key, value in vars(estimator).items():
         if not key.endswith("_") or key.startswith("_") or key in _NOT_SAVED:
@@ -252,28 +249,19 @@ def save_model(estimator, path, *, solver_state=True):
             jv, ok = _json_param(value)
             if ok:
                 attributes[key] = jv
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "estimator": name,
-        "pegasos_version": __version__,
-        "params": params,
-        "dropped_params": dropped,
-        "attributes": attributes,
-    }
+    meta = {"format": FORMAT, "version": VERSION, "estimator": name,
+            "pegasos_version": __version__, "params": params, "dropped_params": dropped,
+            "attributes": attributes}
     plan = getattr(estimator, "plan_", None)
     if plan is not None:
         meta["plan"] = {**dataclasses.asdict(plan), "seeds": list(plan.seeds)}
     gaps = getattr(estimator, "duality_gap_", None)
     if gaps and all(g is not None for g in gaps):
         # the fit's last certificate (duality_gap_ after loading; `pegasos info`)
-        meta["certificate"] = [
-            {"primal": float(g.primal), "dual": float(g.dual), "relative_gap": float(g.relative_gap)}
-            for g in gaps
-        ]
-    meta["arrays"] = {
-        name: {"dtype": arr.dtype.str, "shape": list(arr.shape)} for name, arr in arrays.items()
-    }
+        meta["certificate"] = [{"primal": float(g.primal), "dual": float(g.dual),
+                                "relative_gap": float(g.relative_gap)} for g in gaps]
+    meta["arrays"] = {name: {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+                      for name, arr in arrays.items()}
     arrays[_META] = np.asarray(json.dumps(meta))
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
@@ -328,41 +316,24 @@ _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_",
 #: The models of one problem and no classes (regression, one-class).
 _SINGLE = tuple(p.estimator for p in PROBLEMS.values() if not p.classifier)
 _REGRESSORS = tuple(p.estimator for p in PROBLEMS.values() if not p.classifier and p.supervised)
-#: (arrays, scalar attributes with their types) of each estimator's model.
+_LINEAR_SCALARS = {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral,
+                   "t_": Integral}
+_KERNEL_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+                   "n_iter_": Integral}
+#: (arrays, scalar attributes with their types) of each estimator's model: LIBSVM's
+#: problems' from their table; a distributed fit's as the in-memory fit's; Nystroem's map
+#: (landmarks, K_mm^{-1/2}) and a linear model on it.
 _SCHEMA = {
-    "PegasosClassifier": (
-        _COMMON_ARRAYS | {"coef_"},
-        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
-    ),
-    "DaskPegasosClassifier": (
-        _COMMON_ARRAYS | {"coef_"},
-        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
-    ),
-    "KernelPegasosClassifier": (
-        _KERNEL_ARRAYS,
-        {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
-    "SBPClassifier": (
-        _KERNEL_ARRAYS | {"margin_", "nu_"},
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
-    "KernelPerceptron": (
-        _KERNEL_ARRAYS,
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
+    "PegasosClassifier": (_COMMON_ARRAYS | {"coef_"}, _LINEAR_SCALARS),
+    "DaskPegasosClassifier": (_COMMON_ARRAYS | {"coef_"}, _LINEAR_SCALARS),
+    "KernelPegasosClassifier": (_KERNEL_ARRAYS, {**_KERNEL_SCALARS, "lam_": Real}),
+    "SBPClassifier": (_KERNEL_ARRAYS | {"margin_", "nu_"}, _KERNEL_SCALARS),
+    "KernelPerceptron": (_KERNEL_ARRAYS, _KERNEL_SCALARS),
     **{p.estimator: (p.arrays, p.scalars) for p in PROBLEMS.values()},
+    "DaskDualSVC": (PROBLEMS["c_svc"].arrays, PROBLEMS["c_svc"].scalars),
+    "NystroemPegasosClassifier": (_COMMON_ARRAYS | {"coef_", "components_", "normalization_"},
+                                  {**_LINEAR_SCALARS, "gamma_": Real}),
 }
-#: (SVC's model, whichever fit found it)
-_SCHEMA["DaskDualSVC"] = _SCHEMA[PROBLEMS["c_svc"].estimator]
-#: Nystroem's map (landmarks, K_mm^{-1/2}) and a linear model on it.
-_SCHEMA["NystroemPegasosClassifier"] = (
-    _COMMON_ARRAYS | {"coef_", "components_", "normalization_"},
-    {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_iter_": Integral,
-     "t_": Integral},
-)
 _OWN_OPTIONAL_ARRAYS["NystroemPegasosClassifier"] = {"component_indices_"}
 
 

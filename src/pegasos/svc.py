@@ -82,6 +82,19 @@ def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
                   ConvergenceWarning)
 
 
+def write_status(est, solved, sparse, violation, per=""):
+    """What the fit of every LIBSVM problem writes last from its ``solved`` problems'
+    :class:`~pegasos._solvers.working_set.Result`: ``dual_coef_`` as a CSR matrix after a
+    fit on ``sparse`` rows (as SVC's), ``fit_status_`` (0: every problem reached ``tol``
+    within ``max_iter``), and where it is 1 the warning (:func:`warn_unconverged`)."""
+    if sparse:
+        est.dual_coef_ = sp.csr_matrix(est.dual_coef_)
+    out_of_steps = any(r.out_of_steps for r in solved)
+    est.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
+    if est.fit_status_:
+        warn_unconverged(est, out_of_steps, sum(r.n_iter for r in solved), violation, per)
+
+
 def say(est, p, total, result):
     """``verbose``: one line per solved problem, as LIBSVM's messages."""
     a = result.state.a
@@ -560,22 +573,16 @@ class DualSVC(_KernelClassifier):
         self.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
         self.n_kernel_columns_ = int(sum(r.columns for r in solved))
         self.n_kernel_evals_ = int(evals)
-        out_of_steps = any(r.out_of_steps for r in solved)
-        self.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
-        if self.fit_status_:
-            warn_unconverged(
-                self, out_of_steps, sum(r.n_iter for r in solved),
-                f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality gap "
-                f"of {self.relative_gap_.max():.3g}",
-                " per pair of classes" if len(problems) > 1 else "")
         if problems[0].keep is None:
             Y = np.column_stack([problem.Y for problem in problems])
             a = np.column_stack([r.state.a for r in solved])
             self._set_support(X, y, (Y * a).T, np.concatenate([r.intercept for r in solved]))
         else:
             self._set_one_vs_one(X, y, problems, solved)
-        if sp.issparse(self.support_vectors_):  # as SVC's after a sparse fit
-            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
+        write_status(self, solved, sp.issparse(self.support_vectors_),
+                     f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality "
+                     f"gap of {self.relative_gap_.max():.3g}",
+                     " per pair of classes" if len(problems) > 1 else "")
         return self._fit_probability(X, y, sample_weight)
 
     def _solve(self, cut, position, arena=None):
