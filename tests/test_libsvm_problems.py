@@ -23,9 +23,7 @@ from pegasos import (
     load_model,
     save_model,
 )
-from pegasos.one_class import libsvm_start
-from pegasos.svc import nu_start
-from pegasos.svr import nu_svr_start
+from pegasos._solvers.problems import libsvm_start, nu_start, nu_svr_start
 
 from .conftest import stored_rbf
 from .naive import libsvm_rho, libsvm_smo

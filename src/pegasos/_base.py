@@ -377,3 +377,29 @@ def check_finite_weights(when, *arrays):
             f"Floating-point overflow in the weights by {when}. "
             "Scale the input (e.g. with StandardScaler or MaxAbsScaler) or increase lam."
         )
+
+
+def describe_lambda(est):
+    """The regularisation of a Pegasos model (linear, kernel, Nystroem's), as ``pegasos info``
+    prints it: lambda, and the C and n it follows from.  The parameters keep what was asked
+    (``C=None, lam=None`` for the default C = 1); the fitted ``lam_`` is lambda = 1 / (C n),
+    from which n follows."""
+    params = est.get_params(deep=False)
+    if getattr(est, "lam_", None) is None:
+        return {"text": NOT_REGULARISED}
+    out = {"lam": float(est.lam_)}
+    if params["lam"] is not None:
+        out["text"] = f"lambda = {est.lam_:.6g} (given as lam)"
+        return out
+    C = DEFAULT_C if params["C"] is None else float(params["C"])
+    with np.errstate(over="ignore", divide="ignore"):
+        n = np.float64(1.0) / (np.float64(C) * est.lam_)
+    n = round(float(n)) if np.isfinite(n) else float(n)  # a header's extremes: inf
+    out.update(C=C, n_samples=n)
+    out["text"] = (f"C = {C:.6g}{' (the default)' if params['C'] is None else ''}, so "
+                   f"lambda = 1 / (C n) = {est.lam_:.6g} for n = {n} training samples")
+    return out
+
+
+#: ``pegasos info``'s regularisation of a model that has none.
+NOT_REGULARISED = "none (the kernel Perceptron is not regularised)"

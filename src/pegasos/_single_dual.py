@@ -19,11 +19,12 @@ from ._base import loss_weights
 from ._kernel_base import _KernelModel, dense
 from ._memory import check_memory
 from ._rows import check_sparse_structure
-from ._sklearn_private import Interval
+from ._sklearn_private import Interval, _fit_context
 from ._solvers import working_set as _ws
 from ._solvers.engine import points
+from ._solvers.problems import describe_regularisation, entry
 from ._solvers.report import Report
-from .svc import warn_unconverged, working_set_plan
+from .svc import working_set_plan, write_status
 
 
 def row_coefficients(Y, a, dual, n):
@@ -63,11 +64,41 @@ class _SingleDual(_KernelModel):
         self._check_gram(X)
         return X, y
 
-    @staticmethod
-    def _weights(X, sample_weight):
-        """The sample weights, those below zero made zero (LIBSVM drops their rows); all
-        zero is an error."""
-        return loss_weights(X, None, sample_weight, None, None, negative_as_zero=True)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Solve the estimator's LIBSVM problem (:data:`~pegasos._solvers.problems.PROBLEMS`)
+        to ``tol``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (float64 or float32; CSR), or with
+            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
+        y : array-like of shape (n_samples,), or None
+            Target values (the one-class SVM's: ignored).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows' losses (``C`` times the weight bounds each
+            variable; the one-class SVM's bounds); rows of weight zero or less
+            take no part, as in LIBSVM.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if callable(self.kernel):
+            return self._fit_callable(X, y, sample_weight)
+        problem = entry(self._problem)
+        X, y = self._validate(X, y) if problem.supervised else self._validate(X)
+        w = loss_weights(X, None, sample_weight, None, None, negative_as_zero=True)
+        C = problem.bounds(self, w)
+        if problem.check is not None:
+            problem.check(self, X, y, C)
+        Y, rows = problem.variables(X.shape[0])
+        dual = _ws.Dual(problem.linear(self, y), rows, problem.by_sign, problem.undefined)
+        self._fit_dual(X, Y, C if rows is None else np.concatenate([C, C]), dual,
+                       None if problem.start is None else problem.start(self, C, Y))
+        return problem.done(self, X, y, w)
 
     def _fit_dual(self, X, Y, C, dual, start):
         """Solve the problem (targets ``Y`` (n_vars, 1), bounds ``C``, :class:`Dual`
@@ -117,11 +148,8 @@ class _SingleDual(_KernelModel):
         self.dual_coef_ = beta[support][None, :]
         self.intercept_ = np.asarray(result.intercept, dtype=np.float64)
         self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
-        if sp.issparse(X):  # as SVC's after a sparse fit
-            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
         self.n_support_ = np.array([support.size], dtype=np.int32)
         self.n_iter_ = int(result.problem_steps[0])
-        self.fit_status_ = 0 if result.converged and not result.out_of_steps else 1
         self.violation_ = float(result.violation[0])
         self.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
         self._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
@@ -133,10 +161,13 @@ class _SingleDual(_KernelModel):
         self.n_kernel_columns_ = int(result.columns)
         self.n_kernel_evals_ = int(evals)
         self.shape_fit_ = X.shape
-        if self.fit_status_:
-            warn_unconverged(self, result.out_of_steps, result.n_iter,
-                             f"{self.violation_:.3g} (tol={self.tol:g})")
+        write_status(self, [result], sp.issparse(X), f"{self.violation_:.3g} (tol={self.tol:g})")
         return self
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
+        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
+        return describe_regularisation(self)
 
     def _decision(self, X):
         """``dual_coef_ @ K(support_vectors_, X) + intercept_``, (n_samples,)."""

@@ -430,9 +430,7 @@ def _kernel_estimator(args, parser, average, class_weight, common, intercept):
 
 def _dual_estimator(args, kernel, class_weight):
     """The working-set solver's estimator of ``-s`` (LIBSVM's five problems)."""
-    from .one_class import DualOneClassSVM
-    from .svc import DualNuSVC, DualSVC
-    from .svr import DualNuSVR, DualSVR
+    from ._solvers.problems import PROBLEMS, estimator_class
 
     if args.shrinking is not None:
         print(f"pegasos: note: -h {args.shrinking} has no effect with -s {args.solver} (its "
@@ -440,17 +438,11 @@ def _dual_estimator(args, kernel, class_weight):
     common = {**kernel, **_given(tol=args.tol, max_iter=args.iter, cache_size=args.cache_size,
                                  shrinking=None if args.shrinking is None
                                  else bool(args.shrinking))}
-    if args.solver == "svc":
-        return DualSVC(class_weight=class_weight, random_state=args.seed, **common,
-                       **_given(C=args.cost))
-    if args.solver == "nu-svc":
-        return DualNuSVC(random_state=args.seed, **common, **_given(nu=args.nu))
-    if args.solver == "one-class":
-        return DualOneClassSVM(**common, **_given(nu=args.nu))
-    if args.solver == "svr":
-        return DualSVR(random_state=args.seed, **common,
-                       **_given(C=args.cost, epsilon=args.epsilon))
-    return DualNuSVR(random_state=args.seed, **common, **_given(nu=args.nu, C=args.cost))
+    problem = next(p for p in PROBLEMS.values() if p.solver == args.solver)
+    given = _given(C=args.cost, nu=args.nu, epsilon=args.epsilon)
+    chosen = {"class_weight": class_weight, "random_state": args.seed, **given}
+    return estimator_class(problem)(
+        **common, **{k: v for k, v in chosen.items() if k in problem.options})
 
 
 def _load_rows(path, zero_based, kernel, n_train=None, needed=None):
@@ -1687,68 +1679,9 @@ def _info(args, parser):
 
 
 def _regularisation(est):
-    """The regularisation a model was trained with, resolved: C and lambda (or nu), and how.
-
-    The parameters keep what was asked (``C=None, lam=None`` for the default
-    C = 1); the fitted ``lam_`` is lambda = 1 / (C n), from which n follows.
-    """
-    import numpy as np
-
-    from ._base import DEFAULT_C
-
-    params = est.get_params(deep=False)
-    out = {}
-    if "lam" in params and getattr(est, "lam_", None) is not None:  # Pegasos, linear or kernel
-        out["lam"] = float(est.lam_)
-        if params["lam"] is not None:
-            out["text"] = f"lambda = {est.lam_:.6g} (given as lam)"
-            return out
-        C = DEFAULT_C if params["C"] is None else float(params["C"])
-        with np.errstate(over="ignore", divide="ignore"):
-            n = np.float64(1.0) / (np.float64(C) * est.lam_)
-        n = round(float(n)) if np.isfinite(n) else float(n)  # a header's extremes: inf
-        out.update(C=C, n_samples=n)
-        out["text"] = (f"C = {C:.6g}{' (the default)' if params['C'] is None else ''}, so "
-                       f"lambda = 1 / (C n) = {est.lam_:.6g} for n = {n} training samples")
-        return out
-    if hasattr(est, "nu_"):  # the SBP: a slack budget per problem
-        out["nu"] = [float(v) for v in est.nu_]
-        nu = ", ".join(f"{v:.6g}" for v in est.nu_)
-        if params.get("nu") is not None:
-            out["text"] = f"nu = {nu} (given)"
-        else:
-            C = DEFAULT_C if params.get("C") is None else float(params["C"])
-            out["C"] = C
-            out["text"] = (f"nu = {nu}, estimated for C = {C:.6g}"
-                           f"{' (the default)' if params.get('C') is None else ''}")
-        return out
-    if type(est).__name__.startswith("Dual") and not hasattr(est, "violation_"):
-        # (every fit records its violation_; a LIBSVM model file records no C, nu, epsilon)
-        out["text"] = ("not recorded (read from a LIBSVM model file, which keeps no C, nu or "
-                       "epsilon: the parameters below are the defaults)")
-        return out
-    if type(est).__name__ == "DualSVC":  # SVC's C, the loss weight of its problem
-        out["C"] = float(params["C"])
-        out["text"] = (f"C = {params['C']:.6g} (SVC's C, the weight of the hinge loss; "
-                       "a free intercept)")
-        return out
-    if type(est).__name__ in ("DualSVR", "DualNuSVR"):
-        out["C"] = float(params["C"])
-        out["text"] = f"C = {params['C']:.6g} (the weight of the epsilon-insensitive loss)"
-        if "nu" in params:
-            out["nu"] = float(params["nu"])
-            out["text"] += f", nu = {params['nu']:.6g} (epsilon = {est.epsilon_:.6g} found)"
-        else:
-            out["text"] += f", epsilon = {params['epsilon']:.6g}"
-        return out
-    if "nu" in params:  # nu-SVC, one-class: nu in place of C
-        out["nu"] = float(params["nu"])
-        out["text"] = f"nu = {params['nu']:.6g}" + (
-            f" (each pair's C = 1/r: {', '.join(f'{c:.6g}' for c in est.C_)})"
-            if hasattr(est, "C_") else "")
-        return out
-    out["text"] = "none (the kernel Perceptron is not regularised)"
-    return out
+    """The regularisation a model was trained with, resolved: C and lambda (or nu), and how
+    (each estimator's own description)."""
+    return est._describe_regularisation()
 
 
 def _load_model(path, with_header=False):

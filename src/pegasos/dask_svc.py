@@ -57,7 +57,6 @@ Dask is an optional dependency: ``pip install "pegasos[dask]"``.
 
 import contextlib
 import copy
-import math
 import threading
 import time
 import uuid
@@ -86,6 +85,7 @@ from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
 from ._sklearn_private import StrOptions, _fit_context
 from ._solvers.across import Partition, plan_rows, run_across
 from ._solvers.gram import use_gram
+from ._solvers.problems import hard_margin
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
 from .svc import Cut, DualSVC, Problem, pair_steps, say, training_coef, working_set_plan
@@ -542,7 +542,7 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
         on_all_rows = problems[0].keep is None
         unsupported = [name for name, used in (("probability=True", self.probability),
                                                ("start_epochs > 0", self.start_epochs > 0),
-                                               ("C=inf", not math.isfinite(self.C))) if used]
+                                               ("C=inf", hard_margin(self.C))) if used]
         if self.distribute == "auto":
             return ("rows" if on_all_rows and problems[0].Y.shape[1] == 1 and not unsupported
                     else "problems")

@@ -35,9 +35,11 @@ import math
 import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._files import quote, special_file, write_atomic
 from ._numba.codes import KERNEL_TABLE
+from ._solvers.problems import PROBLEMS, estimator_class, problem_of
 
 __all__ = ["from_liblinear", "from_libsvm", "to_liblinear", "to_libsvm"]
 
@@ -89,6 +91,7 @@ def to_liblinear(clf, path):
     >>> open(path).read().splitlines()[:5]
     ['solver_type L2R_L1LOSS_SVC_DUAL', 'nr_class 2', 'label 1 0', 'nr_feature 30', 'bias 1']
     """
+    # (scikit-learn's and Numba's import cost: the CLI's export refuses a bad path first)
     from sklearn.utils.validation import check_is_fitted
 
     from .linear import PegasosClassifier
@@ -194,6 +197,7 @@ def from_liblinear(path, *, lam=1e-4):
     >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
     True
     """
+    # (scikit-learn's and Numba's import cost: the CLI's import refuses a bad path first)
     from ._base import MAX_INTERCEPT_SCALING, MIN_INTERCEPT_SCALING, check_finite_fit
     from ._solvers.linear import set_fitted
     from .linear import PegasosClassifier
@@ -280,21 +284,14 @@ def from_liblinear(path, *, lam=1e-4):
 # --- LIBSVM ----------------------------------------------------------------------
 
 #: Our estimators and LIBSVM's svm_type names.
-SVM_TYPES = {"DualSVC": "c_svc", "DualNuSVC": "nu_svc", "DualOneClassSVM": "one_class",
-             "DualSVR": "epsilon_svr", "DualNuSVR": "nu_svr"}
-
-
-def _kind(est):
-    """The estimator whose LIBSVM model ``est`` holds (a distributed fit's is DualSVC's)."""
-    name = type(est).__name__
-    return "DualSVC" if name == "DaskDualSVC" else name
+SVM_TYPES = {p.estimator: p.svm_type for p in PROBLEMS.values()}
 
 
 #: Our kernel names and LIBSVM's kernel_type names.
 KERNEL_TYPES = {k.name: k.libsvm_name for k in KERNEL_TABLE}
 #: The parameters each kernel's formula reads (written to a model, required in one).
 _PARAMETERS = {k.name: k.parameters for k in KERNEL_TABLE}
-_CLASSIFIERS = ("c_svc", "nu_svc")
+_CLASSIFIERS = tuple(p.svm_type for p in PROBLEMS.values() if p.classifier)
 
 
 class LibsvmFormatError(ValueError):
@@ -317,12 +314,11 @@ def _libsvm_layout(est):
     first label of its pair -- its coefficients of class i's vectors in row j - 1 and of class
     j's in row i."""
 
-    from ._kernel_base import dense
-
-    coef = np.asarray(dense(est.dual_coef_), dtype=np.float64)
+    coef = np.asarray(est.dual_coef_.toarray() if sp.issparse(est.dual_coef_)
+                      else est.dual_coef_, dtype=np.float64)
     n_sv = coef.shape[1]
     rho = -np.asarray(est.intercept_, dtype=np.float64)
-    if SVM_TYPES[_kind(est)] not in _CLASSIFIERS:
+    if not problem_of(est).classifier:
         return None, None, np.arange(n_sv), coef, rho, None
     labels = _integer_labels(est.classes_, "LIBSVM")
     k = len(labels)
@@ -393,17 +389,17 @@ def to_libsvm(est, path):
     >>> open(path).read().splitlines()[:4]
     ['svm_type c_svc', 'kernel_type rbf', 'gamma 0.064167448636149746', 'nr_class 3']
     """
-    import scipy.sparse as sp
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.utils.validation import check_is_fitted  # (its import cost, as above)
 
-    name = _kind(est)
-    if name not in SVM_TYPES:
-        raise ValueError(f"LIBSVM's models are those of {', '.join(SVM_TYPES)}; got a {name}")
+    problem = problem_of(est)
+    if problem is None:
+        raise ValueError(f"LIBSVM's models are those of {', '.join(SVM_TYPES)}; got a "
+                         f"{type(est).__name__}")
     check_is_fitted(est)
     if callable(est.kernel):
         raise ValueError("a model of a callable kernel has no LIBSVM form")
     labels, nr_sv, order, coef, rho, signs = _libsvm_layout(est)
-    lines = [f"svm_type {SVM_TYPES[name]}", f"kernel_type {KERNEL_TYPES[est.kernel]}"]
+    lines = [f"svm_type {problem.svm_type}", f"kernel_type {KERNEL_TYPES[est.kernel]}"]
     reads = _PARAMETERS[est.kernel]
     if "degree" in reads:
         lines.append(f"degree {int(est.degree)}")
@@ -505,8 +501,6 @@ def _numbers(fields, key, count, path, kind=float, required=True):
 
 def _support_vectors(body, first, n_coef, precomputed, path):
     """(coefficients (n_coef, n_SV), the rows as CSR, or the serial numbers if precomputed)."""
-    import scipy.sparse as sp
-
     coef, data, indices, indptr, serial = [], [], [], [0], []
     for offset, line in enumerate(body):
         number, parts = first + offset, line.split()
@@ -607,10 +601,9 @@ def from_libsvm(path):
         lines = f.read().splitlines()
     fields, start = _libsvm_header(lines, path)
     svm_type = fields.get("svm_type", ("", 0))[0]
-    names = {v: k for k, v in SVM_TYPES.items()}
-    if svm_type not in names:
+    if svm_type not in PROBLEMS:
         raise LibsvmFormatError(f"{path}: svm_type {quote(svm_type)} is not one of LIBSVM's "
-                                f"({', '.join(names)})")
+                                f"({', '.join(PROBLEMS)})")
     kernel_type = fields.get("kernel_type", ("", 0))[0]
     kernels = {v: k for k, v in KERNEL_TYPES.items()}
     if kernel_type not in kernels:
@@ -646,7 +639,7 @@ def from_libsvm(path):
         params["degree"] = degree[0]
     coef, rows = _support_vectors(body, start + 1, k - 1 if classifier else 1,
                                   kernel == "precomputed", path)
-    est = _estimator_of(names[svm_type], params)
+    est = estimator_class(PROBLEMS[svm_type])(**params)
     if classifier:
         _set_classifier(est, fields, k, coef, rows, rho, path)
     else:
@@ -663,25 +656,14 @@ def from_libsvm(path):
 
 
 def _widened(rows, d):
-    import scipy.sparse as sp
-
     return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.shape[0], d))
-
-
-def _estimator_of(name, params):
-    from .one_class import DualOneClassSVM
-    from .svc import DualNuSVC, DualSVC
-    from .svr import DualNuSVR, DualSVR
-
-    classes = {"DualSVC": DualSVC, "DualNuSVC": DualNuSVC, "DualOneClassSVM": DualOneClassSVM,
-               "DualSVR": DualSVR, "DualNuSVR": DualNuSVR}
-    return classes[name](**params)
 
 
 def _set_single(est, fields, coef, rows, rho, path):
     """A regression's or one-class model's attributes; a regression's ``probA`` (svm-train
     -b 1: the residuals' Laplace scale) as ``probA_``."""
-    if type(est).__name__ != "DualOneClassSVM":
+    problem = problem_of(est)
+    if problem.supervised:
         if "probB" in fields:
             raise LibsvmFormatError(f"{path}, line {fields['probB'][1]}: probB is a "
                                     "classifier's; a regression's probability model is probA")
@@ -699,7 +681,7 @@ def _set_single(est, fields, coef, rows, rho, path):
     est.support_ = (rows if precomputed else np.arange(n_sv)).astype(np.int32)
     est.support_vectors_ = np.empty((0, 0)) if precomputed else rows
     est.n_support_ = np.array([n_sv], dtype=np.int32)
-    if type(est).__name__ == "DualOneClassSVM":
+    if "offset_" in problem.arrays:  # (the one-class SVM's rho)
         est.offset_ = rho.copy()
 
 

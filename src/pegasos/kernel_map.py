@@ -32,7 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import PEGASOS_CONSTRAINTS
+from ._base import PEGASOS_CONSTRAINTS, describe_lambda
 from ._kernel_base import KERNELS, _kernel_args
 from ._memory import check_memory
 from ._numba import blocks as _blocks
@@ -203,6 +203,10 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         return tags
 
     # ------------------------------------------------------------------ fit
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it."""
+        return describe_lambda(self)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

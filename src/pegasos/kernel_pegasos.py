@@ -3,7 +3,7 @@
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import PEGASOS_CONSTRAINTS, check_exclusive_params, make_plan
+from ._base import PEGASOS_CONSTRAINTS, check_exclusive_params, describe_lambda, make_plan
 from ._budget import BUDGET_CONSTRAINTS, has_budget
 from ._kernel_base import _documented, _KernelClassifier, _ResponseSolver
 from ._sklearn_private import _fit_context
@@ -161,6 +161,10 @@ class KernelPegasosClassifier(_ResponseSolver):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it."""
+        return describe_lambda(self)
 
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)

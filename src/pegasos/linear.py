@@ -19,6 +19,7 @@ from ._base import (
     check_known_labels,
     check_two_classes,
     check_weighted_classes,
+    describe_lambda,
     loss_weights,
     make_plan,
     positive_classes,
@@ -321,6 +322,10 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ API
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it."""
+        return describe_lambda(self)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):

@@ -63,10 +63,16 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
+import pegasos as _package  # (its public estimators load on first use)
+
+from . import __version__
 from ._base import MAX_COUNT as _MAX_COUNT  # counts are int64 in the solvers
+from ._base import FitPlan, check_params
 from ._files import quote, special_file, write_atomic
 from ._rows import check_sparse_structure
+from ._solvers.problems import PROBLEMS, estimator_class
 
 FORMAT = "pegasos-model"
 VERSION = 3
@@ -76,7 +82,7 @@ READABLE_VERSIONS = (1, 2, 3)
 
 def _state_fields():
     """The fields of a linear model's solver state, stored as ``state__FIELD`` arrays."""
-    from ._solvers.linear import PegasosState
+    from ._solvers.linear import PegasosState  # (Numba's import cost: a linear model's only)
 
     return [field.name for field in dataclasses.fields(PegasosState)]
 
@@ -112,19 +118,15 @@ class ModelFileError(ValueError):
 
 
 def _estimators():
+    # (on first use: every estimator's module costs Numba's import, and imports this one)
     from .dask_backend import DaskPegasosClassifier  # imports dask only when it fits
     from .dask_svc import DaskDualSVC
-    from .kernel import KernelPegasosClassifier, KernelPerceptron, SBPClassifier
-    from .kernel_map import NystroemPegasosClassifier
-    from .linear import PegasosClassifier
-    from .one_class import DualOneClassSVM
-    from .svc import DualNuSVC, DualSVC
-    from .svr import DualNuSVR, DualSVR
 
-    classes = (PegasosClassifier, KernelPegasosClassifier, SBPClassifier, KernelPerceptron,
-               DaskPegasosClassifier, DualSVC, DualNuSVC, DualSVR, DualNuSVR, DualOneClassSVM,
-               DaskDualSVC, NystroemPegasosClassifier)
-    return {cls.__name__: cls for cls in classes}
+    names = ("PegasosClassifier", "KernelPegasosClassifier", "SBPClassifier",
+             "KernelPerceptron", "NystroemPegasosClassifier")
+    return {**{name: getattr(_package, name) for name in names},
+            **{p.estimator: estimator_class(p) for p in PROBLEMS.values()},
+            "DaskPegasosClassifier": DaskPegasosClassifier, "DaskDualSVC": DaskDualSVC}
 
 
 #: The estimators whose model is a linear one (coef_, intercept_, a solver state).
@@ -222,10 +224,6 @@ def save_model(estimator, path, *, solver_state=True):
     >>> bool((back.predict(X) == clf.predict(X)).all()), back.t_ == clf.t_
     (True, True)
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from . import __version__
-
     check_is_fitted(estimator)
     name = type(estimator).__name__
     if name not in _estimators():
@@ -234,12 +232,9 @@ def save_model(estimator, path, *, solver_state=True):
         raise ModelFileError(f"cannot save a {name} with a callable kernel: the file would not "
                              "hold the function (use kernel='precomputed', or pickle it "
                              "yourself)")
-    params, dropped = {}, []
-    for key, value in estimator.get_params(deep=False).items():
-        jv, ok = _json_param(value)
-        params[key] = jv
-        if not ok:
-            dropped.append(key)
+    converted = {key: _json_param(value) for key, value in estimator.get_params(deep=False).items()}
+    params = {key: jv for key, (jv, _) in converted.items()}
+    dropped = [key for key, (_, ok) in converted.items() if not ok]
     arrays, attributes = _solver_arrays(estimator, solver_state), {}
     for key, value in vars(estimator).items():
         if not key.endswith("_") or key.startswith("_") or key in _NOT_SAVED:
@@ -254,28 +249,19 @@ def save_model(estimator, path, *, solver_state=True):
             jv, ok = _json_param(value)
             if ok:
                 attributes[key] = jv
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "estimator": name,
-        "pegasos_version": __version__,
-        "params": params,
-        "dropped_params": dropped,
-        "attributes": attributes,
-    }
+    meta = {"format": FORMAT, "version": VERSION, "estimator": name,
+            "pegasos_version": __version__, "params": params, "dropped_params": dropped,
+            "attributes": attributes}
     plan = getattr(estimator, "plan_", None)
     if plan is not None:
         meta["plan"] = {**dataclasses.asdict(plan), "seeds": list(plan.seeds)}
     gaps = getattr(estimator, "duality_gap_", None)
     if gaps and all(g is not None for g in gaps):
         # the fit's last certificate (duality_gap_ after loading; `pegasos info`)
-        meta["certificate"] = [
-            {"primal": float(g.primal), "dual": float(g.dual), "relative_gap": float(g.relative_gap)}
-            for g in gaps
-        ]
-    meta["arrays"] = {
-        name: {"dtype": arr.dtype.str, "shape": list(arr.shape)} for name, arr in arrays.items()
-    }
+        meta["certificate"] = [{"primal": float(g.primal), "dual": float(g.dual),
+                                "relative_gap": float(g.relative_gap)} for g in gaps]
+    meta["arrays"] = {name: {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+                      for name, arr in arrays.items()}
     arrays[_META] = np.asarray(json.dumps(meta))
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
@@ -287,7 +273,7 @@ def _solver_arrays(estimator, solver_state=True):
     The history's checks are concatenated per key, with ``history__counts``
     giving each problem's number of checks.
     """
-    from .linear import HISTORY_KEYS
+    from .linear import HISTORY_KEYS  # (Numba's import cost: a linear model's only)
 
     arrays = {}
     state = getattr(estimator, "state_", None) if solver_state else None
@@ -320,71 +306,34 @@ _NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: <
 
 _COMMON_ARRAYS = {"classes_", "intercept_"}
 _OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
-#: Arrays that only some fits of one estimator have.
-#: (DualSVC's n_iter_: a header number in older files; violation_, relative_gap_ and C_:
-#: absent from a model read from LIBSVM's format, which does not record them)
-_OWN_OPTIONAL_ARRAYS = {"DualSVC": {"n_iter_", "violation_", "relative_gap_", "tie_order_",
-                                    "class_weight_"},
-                        "DualNuSVC": {"violation_", "relative_gap_", "C_", "tie_order_",
-                                      "class_weight_"}}
-_OWN_OPTIONAL_ARRAYS["DaskDualSVC"] = _OWN_OPTIONAL_ARRAYS["DualSVC"]
+#: Arrays that only some fits of one estimator have (LIBSVM's problems: their table's).
+_OWN_OPTIONAL_ARRAYS = {p.estimator: p.optional_arrays for p in PROBLEMS.values()}
+#: (a distributed fit's model is SVC's)
+_OWN_OPTIONAL_ARRAYS["DaskDualSVC"] = PROBLEMS["c_svc"].optional_arrays
 #: The estimators of SVC's one-vs-one layout.
-_ONE_VS_ONE = ("DualSVC", "DualNuSVC", "DaskDualSVC")
+_ONE_VS_ONE = (*(p.estimator for p in PROBLEMS.values() if p.classifier), "DaskDualSVC")
 _KERNEL_ARRAYS = _COMMON_ARRAYS | {"support_", "dual_coef_", "support_vectors_", "n_support_"}
 #: The models of one problem and no classes (regression, one-class).
-_SINGLE = ("DualSVR", "DualNuSVR", "DualOneClassSVM")
-_REGRESSORS = ("DualSVR", "DualNuSVR")
-_SINGLE_ARRAYS = _KERNEL_ARRAYS - {"classes_"}
-_SINGLE_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-                   "n_kernel_columns_": Integral, "fit_status_": Integral, "n_iter_": Integral}
-#: (the solver's own numbers, which a model read from LIBSVM's format does not have)
-_SINGLE_OPTIONAL = {"violation_": Real, "objective_": Real}
-#: (arrays, scalar attributes with their types) of each estimator's model.
+_SINGLE = tuple(p.estimator for p in PROBLEMS.values() if not p.classifier)
+_REGRESSORS = tuple(p.estimator for p in PROBLEMS.values() if not p.classifier and p.supervised)
+_LINEAR_SCALARS = {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral,
+                   "t_": Integral}
+_KERNEL_SCALARS = {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
+                   "n_iter_": Integral}
+#: (arrays, scalar attributes with their types) of each estimator's model: LIBSVM's
+#: problems' from their table; a distributed fit's as the in-memory fit's; Nystroem's map
+#: (landmarks, K_mm^{-1/2}) and a linear model on it.
 _SCHEMA = {
-    "PegasosClassifier": (
-        _COMMON_ARRAYS | {"coef_"},
-        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
-    ),
-    "DaskPegasosClassifier": (
-        _COMMON_ARRAYS | {"coef_"},
-        {"n_features_in_": Integral, "lam_": Real, "n_iter_": Integral, "t_": Integral},
-    ),
-    "KernelPegasosClassifier": (
-        _KERNEL_ARRAYS,
-        {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
-    "SBPClassifier": (
-        _KERNEL_ARRAYS | {"margin_", "nu_"},
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
-    "KernelPerceptron": (
-        _KERNEL_ARRAYS,
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_iter_": Integral},
-    ),
-    "DualSVC": (
-        _KERNEL_ARRAYS,
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_kernel_columns_": Integral, "fit_status_": Integral},
-    ),
-    "DualNuSVC": (
-        _KERNEL_ARRAYS | {"n_iter_"},
-        {"n_features_in_": Integral, "gamma_": Real, "n_kernel_evals_": Integral,
-         "n_kernel_columns_": Integral, "fit_status_": Integral},
-    ),
-    "DualSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
-    "DualNuSVR": (_SINGLE_ARRAYS, _SINGLE_SCALARS),
-    "DualOneClassSVM": (_SINGLE_ARRAYS | {"offset_"}, _SINGLE_SCALARS),
+    "PegasosClassifier": (_COMMON_ARRAYS | {"coef_"}, _LINEAR_SCALARS),
+    "DaskPegasosClassifier": (_COMMON_ARRAYS | {"coef_"}, _LINEAR_SCALARS),
+    "KernelPegasosClassifier": (_KERNEL_ARRAYS, {**_KERNEL_SCALARS, "lam_": Real}),
+    "SBPClassifier": (_KERNEL_ARRAYS | {"margin_", "nu_"}, _KERNEL_SCALARS),
+    "KernelPerceptron": (_KERNEL_ARRAYS, _KERNEL_SCALARS),
+    **{p.estimator: (p.arrays, p.scalars) for p in PROBLEMS.values()},
+    "DaskDualSVC": (PROBLEMS["c_svc"].arrays, PROBLEMS["c_svc"].scalars),
+    "NystroemPegasosClassifier": (_COMMON_ARRAYS | {"coef_", "components_", "normalization_"},
+                                  {**_LINEAR_SCALARS, "gamma_": Real}),
 }
-_SCHEMA["DaskDualSVC"] = _SCHEMA["DualSVC"]  # (SVC's model, whichever fit found it)
-#: Nystroem's map (landmarks, K_mm^{-1/2}) and a linear model on it.
-_SCHEMA["NystroemPegasosClassifier"] = (
-    _COMMON_ARRAYS | {"coef_", "components_", "normalization_"},
-    {"n_features_in_": Integral, "gamma_": Real, "lam_": Real, "n_iter_": Integral,
-     "t_": Integral},
-)
 _OWN_OPTIONAL_ARRAYS["NystroemPegasosClassifier"] = {"component_indices_"}
 
 
@@ -648,13 +597,9 @@ def _assemble_sparse(arrays, refuse):
 _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
                      "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
                      "NystroemPegasosClassifier": {"n_rows_read_": Integral},
-                     # (n_iter_: files before it was per problem)
-                     "DualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral},
-                     "DaskDualSVC": {"n_iter_": Integral, "pairwise_coupling_": Integral,
+                     "DaskDualSVC": {**PROBLEMS["c_svc"].optional_scalars,
                                      "n_partitions_": Integral},
-                     "DualNuSVC": {"pairwise_coupling_": Integral},
-                     "DualSVR": _SINGLE_OPTIONAL, "DualOneClassSVM": _SINGLE_OPTIONAL,
-                     "DualNuSVR": {**_SINGLE_OPTIONAL, "epsilon_": Real}}
+                     **{p.estimator: p.optional_scalars for p in PROBLEMS.values()}}
 
 
 def _check_scalars(name, attributes, refuse):
@@ -886,8 +831,6 @@ def _checked_estimator(name, params, refuse):
     """An unfitted ``name`` with the header's parameters, each checked by type and range as
     ``fit`` checks it (the estimator's ``_parameter_constraints``, then the relations
     between parameters and the class weights' values)."""
-    from ._base import check_params
-
     params = {key: _from_json_param(key, value, refuse) for key, value in params.items()}
     try:
         estimator = _estimators()[name](**params)
@@ -909,8 +852,7 @@ def _restore_fit(estimator, meta, extras, refuse):
     :meth:`duality_gap` then starts its dual vector
     from the margin violators.
     """
-    from ._base import FitPlan
-    from .objective import DualityGap
+    from .objective import DualityGap  # (Numba's import cost, for a linear model only)
 
     plan = meta.get("plan")
     estimator.plan_ = None if plan is None else FitPlan(**_checked_plan(plan, refuse))
@@ -922,7 +864,7 @@ def _restore_fit(estimator, meta, extras, refuse):
         refuse.check(certificate is None, f"header field 'certificate' is not kept for "
                                           f"{meta['estimator']}")
         return
-    from ._solvers.linear import PegasosState
+    from ._solvers.linear import PegasosState  # (Numba's import cost: a linear model's only)
 
     n_problems, d = estimator.coef_.shape
     fields = {f: extras.pop(f"state__{f}", None) for f in _state_fields()}
@@ -958,7 +900,6 @@ def _is_float(value, low=-math.inf):
 
 def _checked_plan(plan, refuse):
     """The header's fit plan as :class:`~pegasos._base.FitPlan`'s fields, every type checked."""
-    from ._base import FitPlan
 
     fields = [f.name for f in dataclasses.fields(FitPlan)]
     ok = isinstance(plan, dict) and sorted(plan) == sorted(fields)
@@ -992,7 +933,7 @@ def _checked_certificate(certificate, n_problems, refuse):
 
 def _history(extras, n_problems, refuse):
     """``objective_history_`` from the history__* arrays (empty histories when absent)."""
-    from .linear import HISTORY_KEYS
+    from .linear import HISTORY_KEYS  # (Numba's import cost: a linear model's only)
 
     counts = extras.pop("history__counts", None)
     columns = {key: extras.pop(f"history__{key}", None) for key in HISTORY_KEYS}

@@ -7,17 +7,9 @@ from sklearn.base import OutlierMixin
 
 from ._kernel_base import _documented
 from ._single_dual import _SingleDual
-from ._sklearn_private import Interval, _fit_context
-from ._solvers.working_set import Dual
+from ._sklearn_private import Interval
 
 __all__ = ["DualOneClassSVM"]
-
-
-def libsvm_start(w, nu):
-    """LIBSVM's first point of the one-class dual: ``nu sum(w)`` spread over the rows in
-    order, each up to its bound ``w_i`` (``a_i = min(w_i, what is left)``)."""
-    left = nu * w.sum() - (np.cumsum(w) - w)
-    return np.clip(left, 0.0, w)
 
 
 @_documented
@@ -99,6 +91,7 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
     array([ 1, -1])
     """
 
+    _problem = "one_class"
     _parameter_constraints: dict = {
         **_SingleDual._parameter_constraints,
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
@@ -119,36 +112,6 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         self.shrinking = shrinking
         self.verbose = verbose
         self.callback = callback
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, sample_weight=None):
-        """Solve the one-class dual to ``tol``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32; CSR), or with
-            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
-        y : None
-            Ignored; present for the API's sake.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-row bounds of the dual variables (LIBSVM's weights); rows of
-            weight zero or less take no part.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        if callable(self.kernel):
-            return self._fit_callable(X, y, sample_weight)
-        X, _ = self._validate(X)
-        w = self._weights(X, sample_weight)
-        n = X.shape[0]
-        self._fit_dual(X, np.ones((n, 1)), w, Dual(0.0, None, undefined=np.nan),
-                       libsvm_start(w, self.nu))
-        self.offset_ = -self.intercept_
-        return self
 
     def decision_function(self, X):
         """Signed distance to the separating hyperplane: positive for inliers.

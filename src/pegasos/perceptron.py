@@ -2,7 +2,7 @@
 
 from sklearn.utils.metaestimators import available_if
 
-from ._base import check_exclusive_params, constraints_of, make_plan
+from ._base import NOT_REGULARISED, check_exclusive_params, constraints_of, make_plan
 from ._budget import BUDGET_CONSTRAINTS, has_budget
 from ._kernel_base import _documented, _KernelClassifier, _ResponseSolver
 from ._sklearn_private import _fit_context
@@ -115,6 +115,10 @@ class KernelPerceptron(_ResponseSolver):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.random_state = random_state
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it."""
+        return {"text": NOT_REGULARISED}
 
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from ._base import (
+    DEFAULT_C,
     binary_targets,
     check_exclusive_params,
     constraints_of,
@@ -162,6 +163,19 @@ class SBPClassifier(_KernelClassifier):
         self.average = average
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it: a
+        slack budget nu per problem, given or estimated for C."""
+        nu = ", ".join(f"{v:.6g}" for v in self.nu_)
+        out = {"nu": [float(v) for v in self.nu_]}
+        if self.nu is not None:
+            out["text"] = f"nu = {nu} (given)"
+            return out
+        out["C"] = DEFAULT_C if self.C is None else float(self.C)
+        out["text"] = (f"nu = {nu}, estimated for C = {out['C']:.6g}"
+                       f"{' (the default)' if self.C is None else ''}")
+        return out
 
     @_documented
     @_fit_context(prefer_skip_nested_validation=True)

@@ -23,6 +23,7 @@ from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
 from ._solvers.engine import engine_for, points
+from ._solvers.problems import check_nu_feasible, describe_regularisation, entry, hard_margin
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
 from .kernel_pegasos import KernelPegasosClassifier
@@ -79,6 +80,19 @@ def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
     warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
                   f"steps (n_iter_) with a largest violation of {violation}. {advice}",
                   ConvergenceWarning)
+
+
+def write_status(est, solved, sparse, violation, per=""):
+    """What the fit of every LIBSVM problem writes last from its ``solved`` problems'
+    :class:`~pegasos._solvers.working_set.Result`: ``dual_coef_`` as a CSR matrix after a
+    fit on ``sparse`` rows (as SVC's), ``fit_status_`` (0: every problem reached ``tol``
+    within ``max_iter``), and where it is 1 the warning (:func:`warn_unconverged`)."""
+    if sparse:
+        est.dual_coef_ = sp.csr_matrix(est.dual_coef_)
+    out_of_steps = any(r.out_of_steps for r in solved)
+    est.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
+    if est.fit_status_:
+        warn_unconverged(est, out_of_steps, sum(r.n_iter for r in solved), violation, per)
 
 
 def say(est, p, total, result):
@@ -405,8 +419,10 @@ class DualSVC(_KernelClassifier):
         "verbose": ["verbose"],
         **constraints_of("class_weight"),
     }
+    _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
-    #: probability's folds solved right after each problem, on its columns (:meth:`_folds`)
+    #: probability's folds solved right after each problem, on its columns (:meth:`_folds`),
+    #: where its problem's ``warm_folds`` says so (False: refitted, as LIBSVM does)
     _WARM_FOLDS = True
 
     def _check_memory(self, n, n_classes):
@@ -454,8 +470,10 @@ class DualSVC(_KernelClassifier):
         __FIT_PARAMETERS__
         """
         self.__dict__.pop("tie_order_", None)  # (a model read from LIBSVM's format, refitted)
-        if callable(self.kernel):
+        if callable(self.kernel):  # (a copy fits the Gram matrix, and gives its C_)
             return self._fit_callable(X, y, sample_weight)
+        problem = entry(self._problem)
+        self._scales = []  # (a rescaled problem's 1/r, problem by problem: C_)
         X, y = self._validate_xy(X, y, reset=True)
         prepared = self._setup(X, y)
         bounds = self._bounds(X, y, sample_weight)
@@ -475,7 +493,16 @@ class DualSVC(_KernelClassifier):
             if self.verbose:
                 say(self, p, len(problems), result)
             evals += cost
-        return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
+        self._finish(X, y, sample_weight, bounds, problems, solved, evals)
+        scales = self.__dict__.pop("_scales")
+        if problem.rescale:
+            self.C_ = np.asarray(scales[:len(self.intercept_)], dtype=np.float64)
+        return self
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
+        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
+        return describe_regularisation(self)
 
     def _split(self, y):
         """The :class:`Problem` of each pair of classes, one-vs-one, with LIBSVM's
@@ -492,7 +519,8 @@ class DualSVC(_KernelClassifier):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
         it, on its kernel columns (:meth:`_folds`): their list, and the folds' seed."""
         self.__dict__.pop("_sigmoids", None)
-        if self.probability and self._WARM_FOLDS and self.multi_class == "ovo":
+        if (self.probability and self._WARM_FOLDS and entry(self._problem).warm_folds
+                and self.multi_class == "ovo"):
             self._sigmoids = [None] * n_problems
             self._fold_seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
@@ -545,22 +573,16 @@ class DualSVC(_KernelClassifier):
         self.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
         self.n_kernel_columns_ = int(sum(r.columns for r in solved))
         self.n_kernel_evals_ = int(evals)
-        out_of_steps = any(r.out_of_steps for r in solved)
-        self.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
-        if self.fit_status_:
-            warn_unconverged(
-                self, out_of_steps, sum(r.n_iter for r in solved),
-                f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality gap "
-                f"of {self.relative_gap_.max():.3g}",
-                " per pair of classes" if len(problems) > 1 else "")
         if problems[0].keep is None:
             Y = np.column_stack([problem.Y for problem in problems])
             a = np.column_stack([r.state.a for r in solved])
             self._set_support(X, y, (Y * a).T, np.concatenate([r.intercept for r in solved]))
         else:
             self._set_one_vs_one(X, y, problems, solved)
-        if sp.issparse(self.support_vectors_):  # as SVC's after a sparse fit
-            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
+        write_status(self, solved, sp.issparse(self.support_vectors_),
+                     f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality "
+                     f"gap of {self.relative_gap_.max():.3g}",
+                     " per pair of classes" if len(problems) > 1 else "")
         return self._fit_probability(X, y, sample_weight)
 
     def _solve(self, cut, position, arena=None):
@@ -624,31 +646,73 @@ class DualSVC(_KernelClassifier):
         self.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
 
     def _fold(self):
-        """A copy for a cross-validation fold (a nu-SVC's does not check nu)."""
-        return clone(self)
+        """A copy for a cross-validation fold: of its problem's ``fold`` where it has one (a
+        nu-SVC's does not check nu)."""
+        if entry(self._problem).fold is None:
+            return clone(self)
+        return _NuSVCFold(**self.get_params(deep=False))
 
     def _bounds(self, X, y, sample_weight):
-        """Each row's bound: ``C`` times its sample and class weights (a negative sample
-        weight drops its row, as SVC)."""
-        w = loss_weights(X, y, sample_weight, self.class_weight, self.classes_,
-                         negative_as_zero=True)
-        # (C=inf: the hard margin; rows of weight 0 stay out, without inf * 0)
-        return np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)
+        """Each row's bound: its problem's (``C`` times its sample and class weights, or
+        nu-SVC's sample weights; a negative sample weight drops its row, as SVC), and the
+        problem's refusal of parameters the data cannot hold (nu-SVC's nu)."""
+        problem = entry(self._problem)
+        w = loss_weights(X, y, sample_weight, self.class_weight if problem.class_weighted
+                         else None, self.classes_, negative_as_zero=True)
+        bounds = problem.bounds(self, w)
+        if problem.check is not None:
+            problem.check(self, X, y, bounds)
+        return bounds
 
     def _first_point(self, X, labels, Y, bounds, gram=None):
         """(the dual, the start, its kernel evaluations) of the problems ``Y`` on the rows X
-        (of the labels ``labels``, and the bounds ``bounds``; ``gram`` the
-        :class:`Cut`'s): SVC's dual, from zero or ``start_epochs``."""
-        if self.start_epochs <= 0:
-            return _ws.SVC_DUAL, None, 0
-        if not math.isfinite(self.C):
-            raise ValueError("start_epochs needs a finite C: kernel Pegasos' lambda = 1/(C n) "
-                             "is 0 for C=inf (the hard margin)")
-        return _ws.SVC_DUAL, *self._start(X, labels, Y, bounds)
+        (of the labels ``labels``, and the bounds ``bounds``; ``gram`` the :class:`Cut`'s
+        (matrix, the rows in it)): the problem's dual, from LIBSVM's start where it has one
+        (nu-SVC's: each class holds ``nu`` times half the pair's weight), else from zero or
+        ``start_epochs``.  The start's responses are read from the kernel matrix where there
+        is one, as every later step's are (LIBSVM's from its Q): the same diagonal, so that
+        a symmetric problem's two classes stay symmetric to the last bit (its intercept 0)."""
+        problem = entry(self._problem)
+        dual = _ws.Dual(problem.linear(self, None), None, problem.by_sign, problem.undefined)
+        if problem.start is None and self.start_epochs <= 0:
+            return dual, None, 0
+        if problem.start is None:
+            if hard_margin(self.C):
+                raise ValueError("start_epochs needs a finite C: kernel Pegasos' lambda = "
+                                 "1/(C n) is 0 for C=inf (the hard margin)")
+            return dual, *self._start(X, labels, Y, bounds)
+        a = problem.start(self, bounds, Y)
+        nz = np.flatnonzero(a)
+        coef = (Y[nz, 0] * a[nz])[None, :]
+        if gram is None:
+            F = self._products(X, None, nz, np.ascontiguousarray(coef))
+        else:
+            matrix, keep = gram
+            K = matrix[:, nz] if keep is None else matrix[np.ix_(keep, keep[nz])]
+            F = K @ coef[0][:, None]
+        state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
+        return dual, state, len(bounds) * nz.size
 
     def _scaled(self, result):
-        """The solver's result as the model's (SVC's: as it is)."""
-        return result
+        """The solver's result as the model's: as it is, or for a rescaled problem divided
+        by ``r``, the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``); a solution
+        whose r is not positive is no model (LIBSVM's is infinite or NaN, which scikit-learn
+        refuses), except in a fold (some decision values, whatever r is)."""
+        problem = entry(self._problem)
+        if not problem.rescale:
+            return result
+        r = result.r
+        if not np.isnan(problem.undefined):  # a fold's
+            r = np.where(np.isfinite(r) & (r > 0), r, 1.0)
+        if not np.all(np.isfinite(r) & (r > 1e-12 * (1.0 + np.abs(result.intercept)))):
+            raise ValueError(
+                f"nu-SVC found no model: r = {np.min(r):.3g}, where LIBSVM divides by r (C = "
+                "1/r); every variable of a class at one bound (nu too large: nu = 1 on "
+                "balanced classes), or classes that cannot be told apart (identical rows "
+                "with different labels). Take a smaller nu.")
+        state = _ws.WorkingSetState(result.state.a / r, result.state.F / r)
+        self._scales.extend((1.0 / r).tolist())
+        return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
 
     def _folds(self, points_, Y, bounds, plan, result, p):
         """LIBSVM's probability folds of one problem (``svm_binary_svc_probability``), solved
@@ -970,20 +1034,10 @@ class DualSVC(_KernelClassifier):
             raise ValueError("duality_gap is not available with a callable kernel: compute "
                              "the Gram matrix and fit with kernel='precomputed' to certify a "
                              "model")
-        if not math.isfinite(self.C):
+        if hard_margin(self.C):
             raise ValueError("duality_gap certifies the C form in lambda = 1/(C n), which is 0 "
                              "for C=inf (the hard margin): see relative_gap_ instead")
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
-
-
-def nu_start(w, nu, positive):
-    """LIBSVM's first point of the nu-SVC dual (``solve_nu_svc``): ``nu sum(w) / 2`` spread
-    over each side's rows in order, each up to its bound ``w_i``."""
-    a = np.zeros(len(w))
-    for side in (positive, ~positive):
-        ws = w[side]
-        a[side] = np.clip(nu * w.sum() / 2 - (np.cumsum(ws) - ws), 0.0, ws)
-    return a
 
 
 @_documented
@@ -1061,10 +1115,7 @@ class DualNuSVC(DualSVC):
            if k not in ("C", "start_epochs", "multi_class")},
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
     }
-    #: LIBSVM checks nu against the whole training set only: its cross-validation folds
-    #: (probability's, the command line's -v) fit whatever nu can be placed (_NuSVCFold)
-    _CHECK_NU = True
-    _WARM_FOLDS = False  # (a fold's nu-SVC is another problem than the whole set's)
+    _problem = "nu_svc"
     #: (not parameters: nu-SVC is one-vs-one, from LIBSVM's start)
     multi_class = "ovo"
     start_epochs = 0.0
@@ -1093,81 +1144,10 @@ class DualNuSVC(DualSVC):
         self.random_state = random_state
         self.callback = callback
 
-    @_documented
-    def fit(self, X, y, sample_weight=None):
-        """Solve the nu-SVC dual of every pair of classes to ``tol``.
-
-        __FIT_PARAMETERS__
-        """
-        if callable(self.kernel):  # (a copy fits the Gram matrix, and gives its C_)
-            return super().fit(X, y, sample_weight)
-        self._scales = []
-        super().fit(X, y, sample_weight)
-        self.C_ = np.asarray(self._scales[:len(self.intercept_)], dtype=np.float64)
-        del self._scales
-        return self
-
-    def _bounds(self, X, y, sample_weight):
-        """The sample weights (LIBSVM's nu-SVC has no C, and no class weights); a pair
-        of classes that cannot hold ``nu`` is refused (LIBSVM's check)."""
-        w = loss_weights(X, y, sample_weight, None, self.classes_, negative_as_zero=True)
-        if self._CHECK_NU:
-            self._check_feasible(y, w)
-        return w
-
     def _check_feasible(self, y, w):
         """Refuse a pair of classes whose smaller one weighs less than ``nu`` times half the
         pair (LIBSVM's ``svm_check_parameter``, with the sample weights ``w``)."""
-        classes, labels = np.unique(y, return_inverse=True)
-        totals = np.bincount(labels, weights=w, minlength=len(classes))
-        for i, j in itertools.combinations(range(len(classes)), 2):
-            if self.nu * (totals[i] + totals[j]) / 2 > min(totals[i], totals[j]):
-                raise ValueError(
-                    f"specified nu is infeasible: nu={self.nu:g} asks for more than the "
-                    f"weight of the smaller class of the pair ({classes[i].item()!r}, "
-                    f"{classes[j].item()!r}); nu is at most 2 min(n_i, n_j) / "
-                    "(n_i + n_j), the classes' weights")
-
-    def _fold(self):
-        """A copy that fits whatever of ``nu`` its rows hold (LIBSVM's folds are not
-        checked)."""
-        return _NuSVCFold(**self.get_params(deep=False))
-
-    def _first_point(self, X, labels, Y, bounds, gram=None):
-        """Solver_NU's problem from LIBSVM's start: each class holds ``nu`` times half
-        the pair's weight.  Its responses are read from the kernel matrix ``gram`` (the
-        :class:`Cut`'s (matrix, the pair's rows in it)) where there is one, as every later
-        step's are (LIBSVM's from its Q): the same diagonal, so that a symmetric problem's
-        two classes stay symmetric to the last bit (its intercept 0)."""
-        a = nu_start(bounds, self.nu, Y[:, 0] > 0)
-        nz = np.flatnonzero(a)
-        coef = (Y[nz, 0] * a[nz])[None, :]
-        if gram is None:
-            F = self._products(X, None, nz, np.ascontiguousarray(coef))
-        else:
-            matrix, keep = gram
-            K = matrix[:, nz] if keep is None else matrix[np.ix_(keep, keep[nz])]
-            F = K @ coef[0][:, None]
-        state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
-        dual = _ws.Dual(0.0, None, by_sign=True, undefined=np.nan if self._CHECK_NU else 0.0)
-        return dual, state, len(bounds) * nz.size
-
-    def _scaled(self, result):
-        """Divided by ``r``: the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``); a
-        solution whose r is not positive is no model (LIBSVM's is infinite or NaN, which
-        scikit-learn refuses)."""
-        r = result.r
-        if not self._CHECK_NU:  # a fold: some decision values, whatever r is
-            r = np.where(np.isfinite(r) & (r > 0), r, 1.0)
-        if not np.all(np.isfinite(r) & (r > 1e-12 * (1.0 + np.abs(result.intercept)))):
-            raise ValueError(
-                f"nu-SVC found no model: r = {np.min(r):.3g}, where LIBSVM divides by r (C = "
-                "1/r); every variable of a class at one bound (nu too large: nu = 1 on "
-                "balanced classes), or classes that cannot be told apart (identical rows "
-                "with different labels). Take a smaller nu.")
-        state = _ws.WorkingSetState(result.state.a / r, result.state.F / r)
-        self._scales.extend((1.0 / r).tolist())
-        return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
+        check_nu_feasible(self.nu, y, w)
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):
@@ -1184,4 +1164,4 @@ class _NuSVCFold(DualNuSVC):
     """:class:`DualNuSVC` for a cross-validation fold: nu unchecked (LIBSVM's folds fill what
     each class's rows hold of nu, from the start on)."""
 
-    _CHECK_NU = False
+    _problem = "nu_svc_fold"

@@ -12,9 +12,8 @@ from ._kernel_base import _documented
 from ._probability import laplace_scale
 from ._rows import as_rows, compact_columns
 from ._single_dual import _SingleDual
-from ._sklearn_private import Interval, _fit_context
+from ._sklearn_private import Interval
 from ._solvers.engine import norms_and_diagonal
-from ._solvers.working_set import Dual
 
 __all__ = ["DualNuSVR", "DualSVR"]
 
@@ -149,6 +148,7 @@ class DualSVR(_DualRegressor):
     (0, True)
     """
 
+    _problem = "epsilon_svr"
     _parameter_constraints: dict = {
         **_SingleDual._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="right")],
@@ -176,46 +176,6 @@ class DualSVR(_DualRegressor):
         self.probability = probability
         self.random_state = random_state
         self.callback = callback
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Solve epsilon-SVR's dual to ``tol``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32; CSR), or with
-            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows' losses (``C`` times the weight bounds each
-            variable); rows of weight zero or less take no part, as in LIBSVM.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        if callable(self.kernel):
-            return self._fit_callable(X, y, sample_weight)
-        X, y = self._validate(X, y)
-        w = self._weights(X, sample_weight)
-        n = X.shape[0]
-        Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
-        C = np.multiply(self.C, w, out=np.zeros_like(w), where=w > 0)  # (C=inf: no error
-        # outside epsilon; rows of weight 0 stay out, without inf * 0)
-        C = np.concatenate([C, C])
-        p = np.concatenate([self.epsilon - y, self.epsilon + y])[:, None]
-        self._fit_dual(X, Y, C, Dual(p, np.concatenate([np.arange(n)] * 2)), None)
-        return self._with_probability(X, y, w)
-
-
-def nu_svr_start(C, nu):
-    """LIBSVM's first point of the nu-SVR dual (``solve_nu_svr``): ``nu sum(C) / 2`` spread
-    over the rows in order, each pair of variables ``a_i = a*_i`` up to its bound."""
-    a = np.clip(nu * C.sum() / 2 - (np.cumsum(C) - C), 0.0, C)
-    return np.concatenate([a, a])
 
 
 @_documented
@@ -287,6 +247,7 @@ class DualNuSVR(_DualRegressor):
     (0, True)
     """
 
+    _problem = "nu_svr"
     _parameter_constraints: dict = {
         **_SingleDual._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="neither")],
@@ -315,60 +276,9 @@ class DualNuSVR(_DualRegressor):
         self.random_state = random_state
         self.callback = callback
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def _largest_diagonal(self, X):
         """The largest K(x, x) of the rows (gamma resolved on them as fit resolves it)."""
         (compact,) = compact_columns(X)
         rows = as_rows(compact, X.dtype)
         diag = norms_and_diagonal(rows, self._kernel_args(X))[1]
         return float(np.max(np.abs(diag), initial=0.0))
-
-    def fit(self, X, y, sample_weight=None):
-        """Solve nu-SVR's dual to ``tol``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (float64 or float32; CSR), or with
-            ``kernel="precomputed"`` the Gram matrix (n_samples, n_samples).
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows' losses, as :class:`DualSVR`'s.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        if callable(self.kernel):
-            return self._fit_callable(X, y, sample_weight)
-        X, y = self._validate(X, y)
-        w = self._weights(X, sample_weight)
-        n = X.shape[0]
-        Y = np.concatenate([np.ones(n), -np.ones(n)])[:, None]
-        C = self.C * w
-        _refuse_unresolvable_C(self.C, C, self._largest_diagonal(X), self.tol)
-        p = np.concatenate([-y, y])[:, None]
-        dual = Dual(p, np.concatenate([np.arange(n)] * 2), by_sign=True, undefined=np.nan)
-        self._fit_dual(X, Y, np.concatenate([C, C]), dual, nu_svr_start(C, self.nu))
-        self.epsilon_ = -float(self._r[0])
-        del self._r
-        return self._with_probability(X, y, w)
-
-
-def _refuse_unresolvable_C(given, C, largest, tol):
-    """Refuse bounds ``C`` (per row: ``given`` times the sample weights) at which one dual
-    variable at its bound moves the gradients (by up to ``C K(x, x)``, ``largest`` the
-    largest K(x, x)) by more than float64 resolves within ``tol``: the solver's violations
-    would then be rounding, and its iterations never end (``DualNuSVR(C=1e300)`` on 40
-    rows did not; LIBSVM's NuSVR neither)."""
-    top = float(np.max(C, initial=0.0))
-    if top * largest * np.finfo(np.float64).eps > tol:
-        limit = tol / (largest * np.finfo(np.float64).eps) * (given / top)
-        raise ValueError(
-            f"C={given:.6g} is too large for tol={tol:g}: nu-SVR's dual variables sum to "
-            f"C nu n, and one at its bound moves the gradients by up to C max K(x, x) "
-            f"(times its sample weight) = {top * largest:.3g}, whose float64 rounding "
-            f"(2**-52 of it) exceeds tol, so the solver could never stop; give C <= "
-            f"{limit:.3g}, or a larger tol")

@@ -11,6 +11,9 @@ them): one module per algorithm family.
 * :mod:`.sbp`: the Stochastic Batch Perceptron;
 * :mod:`.working_set`: the working-set iteration of LIBSVM's dual (DualSVC and
   LIBSVM's other problems): selection, the column store, the gradients;
+* :mod:`.problems`: LIBSVM's five problems as one table (what each hands the
+  working-set solver, its model file's fields, its name in LIBSVM's files and the
+  CLI), read by the dual estimators, the model files, the interchange and the CLI;
 * :mod:`.across`: the same iteration with a problem's rows split between holders
   (DaskDualSVC's workers);
 * :mod:`.engine`: what the kernel solvers share -- compiled calls in
