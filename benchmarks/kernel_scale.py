@@ -107,6 +107,20 @@ def fit_nystroem_pegasos(run, gen):
     return clf, {"rows_read": int(clf.n_rows_read_)}
 
 
+def fit_landmark_pegasos(run, gen):
+    """The same map, Pegasos kept in the landmarks' coefficients (``solver="landmark"``):
+    a row costs its kernel values, a mini-batch one product with K_mm's pseudo-inverse."""
+    from pegasos import BlockStream, NystroemPegasosClassifier
+
+    stream = BlockStream(generated_blocks(gen, run["rows"], run["task"]), scale=1 / 255,
+                         dtype=np.float32, buffer_rows=run["buffer_rows"])
+    clf = NystroemPegasosClassifier(run["components"], gamma=run["gamma"], lam=run["lam"],
+                                    n_iter=run["n_iter"], batch_size=run["batch_size"],
+                                    solver="landmark", block_rows=BLOCK_ROWS, random_state=0)
+    clf.fit(stream)
+    return clf, {"rows_read": int(clf.n_rows_read_)}
+
+
 def fit_sklearn_nystroem_sgd(run, gen):
     """Nystroem on the first buffer's rows, then SGD's partial_fit block by block."""
     from sklearn.kernel_approximation import Nystroem
@@ -136,6 +150,7 @@ def fit_dualsvc(run, gen):
 #: model name -> fit(run settings, generator) -> (fitted model, extra fields).
 MODELS = {
     "nystroem-pegasos": fit_nystroem_pegasos,
+    "landmark-pegasos": fit_landmark_pegasos,
     "sklearn-nystroem-sgd": fit_sklearn_nystroem_sgd,
     "dualsvc": fit_dualsvc,
 }
@@ -191,6 +206,8 @@ def markdown(result):
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["runs"]:
         budget = r.get("n_iter", r.get("passes", "to tol"))
+        if "batch_size" in r:
+            budget = f"{budget} x {r['batch_size']} rows"
         lines.append(f"| {r['name']} | {r['model']} | {r['task']} | {r['rows']:,} | "
                      f"{r.get('components', r.get('support_vectors', '')) } | {r['gamma']} | "
                      f"{r['lam']:g} | {budget} | {r.get('rows_read', '')} | "

@@ -39,8 +39,8 @@ class Spectrum:
     ``N^T N = V^T diag(1/S) V`` (K_mm's pseudo-inverse) and the map back from the
     coefficients ``beta = N^T w`` to the mapped rows' weights, ``w = U diag(S)^{1/2} V beta``."""
 
-    def __init__(self, U, S, V):
-        self.inverse = np.ascontiguousarray((V.T / S) @ V)
+    def __init__(self, U, S, V, dtype=np.float64):
+        self.inverse = np.ascontiguousarray((V.T / S) @ V, dtype=dtype)
         self._root = (U * np.sqrt(S)) @ V
 
     def weights(self, beta):
@@ -83,7 +83,7 @@ def fit(est, chunks, classes, plan, spectrum, kernel_rows, holdout=None):
     k, m = plan.batch_size, spectrum.inverse.shape[0]
     P = 1 if len(classes) == 2 else len(classes)
     lp = _nl.LandmarkPlan(k, float(plan.lam), float(plan.radius2), int(plan.avg_start(1)))
-    state = new_state(m, P)
+    state = new_state(m, P, spectrum.inverse.dtype)
     t, drawn, tic = 0, 0, time.perf_counter()
     for X, y, sw in chunks:
         K = kernel_rows(X)
@@ -101,11 +101,12 @@ def fit(est, chunks, classes, plan, spectrum, kernel_rows, holdout=None):
     return spectrum.weights(beta), bias, t
 
 
-def new_state(m, P):
-    """A zero model of m landmarks and P problems."""
+def new_state(m, P, dtype=np.float64):
+    """A zero model of m landmarks and P problems (its step's product in ``dtype``)."""
     z = np.zeros((m, P))
     return _nl.LandmarkState(z, np.zeros(P), z.copy(), np.zeros(P),
-                             np.zeros((_nl.N_SCALARS, P)), z.copy(), np.zeros(P))
+                             np.zeros((_nl.N_SCALARS, P)), z.copy(), np.zeros(P),
+                             np.zeros((m, P), dtype))
 
 
 def output(state):

@@ -296,11 +296,14 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
         Z64 = np.array(self.components_, dtype=np.float64)
         K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
-        U, S, V = scipy.linalg.svd(K)
+        if self.solver == "landmark":  # symmetric: eigh, several times faster than an SVD
+            S, U = scipy.linalg.eigh(K, driver="evd")
+            V = U.T
+        else:  # scikit-learn's Nystroem's SVD, to rounding
+            U, S, V = scipy.linalg.svd(K)
         S = np.maximum(S, EIGEN_FLOOR)
         self.normalization_ = np.dot(U / np.sqrt(S), V)
         self._blocks_by_kind = {}
-        self._norm_T = np.ascontiguousarray(self.normalization_.T, dtype=self.components_.dtype)
         return U, S, V
 
     def _fit_landmark(self, X, y, spectrum):
@@ -375,12 +378,13 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
 
     def _set_landmark(self, classes, plan, spectrum, chunks, holdout=None):
         """The landmark solver's fit over ``chunks``, as this estimator's model."""
-        check_memory(8 * 4 * self.n_components * (self.n_components + len(classes))
-                     + 4 * self.block_rows * self.n_components * 3,
+        check_memory(8 * 3 * self.n_components * (self.n_components + len(classes))
+                     + 8 * self.block_rows * self.n_components * 2,
                      f"the landmark solver's matrices ({self.n_components} x "
-                     f"{self.n_components} float64, four) and a block of kernel rows")
+                     f"{self.n_components} float64, three) and a block of kernel rows")
         coef, intercept, t = _landmark.fit(self, chunks, classes, plan,
-                                           _landmark.Spectrum(*spectrum), self._kernel_rows,
+                                           _landmark.Spectrum(*spectrum, self.components_.dtype),
+                                           self._kernel_rows,
                                            holdout)
         self.classes_, self.coef_, self.intercept_ = classes, coef, intercept
         self.lam_, self.n_iter_, self.t_ = plan.lam, t, t
@@ -447,10 +451,11 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         dtype = self.components_.dtype
         out = np.empty((n, m), out_dtype)
         X, block = self._as_wide(X)
+        norm_T = np.ascontiguousarray(self.normalization_.T, dtype=dtype)
         for lo in range(0, n, self.block_rows):
             part = X[lo:lo + self.block_rows]
             K = _kernel_rows(part, block, self._kern(), dtype)  # (m, rows)
-            out[lo:lo + part.shape[0]] = K.T @ self._norm_T
+            out[lo:lo + part.shape[0]] = K.T @ norm_T
         return out
 
     def _as_wide(self, X):
@@ -477,8 +482,6 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             X = X.astype(self.components_.dtype)
         if not hasattr(self, "_blocks_by_kind"):  # (a loaded model)
             self._blocks_by_kind = {}
-            self._norm_T = np.ascontiguousarray(self.normalization_.T,
-                                                dtype=self.components_.dtype)
         return X
 
     def transform(self, X):

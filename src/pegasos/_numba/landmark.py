@@ -32,7 +32,7 @@ N_SCALARS = 2
 class LandmarkState(NamedTuple):
     """``beta`` (m, P) and ``bias`` (P,) the current iterate, ``total`` and
     ``total_bias`` the sums of the averaged iterates, ``scal`` (N_SCALARS, P), and the
-    work arrays ``u`` (m, P), ``v`` (P,)."""
+    work arrays ``u`` (m, P), ``v`` (P,) and ``uk`` (m, P), u in Kinv's dtype."""
 
     beta: np.ndarray
     bias: np.ndarray
@@ -41,6 +41,7 @@ class LandmarkState(NamedTuple):
     scal: np.ndarray
     u: np.ndarray
     v: np.ndarray
+    uk: np.ndarray
 
 
 class LandmarkPlan(NamedTuple):
@@ -81,7 +82,8 @@ def _step(state, Kinv, plan, t):
     m, P = state.beta.shape
     a = 1.0 - 1.0 / t
     step = 1.0 / (plan.lam * t * plan.k)
-    d = np.dot(Kinv, state.u)  # (m, P): the one m x m product of the step
+    state.uk[:] = state.u  # (in Kinv's dtype: float32 rows step with a float32 Kinv)
+    d = np.dot(Kinv, state.uk)  # (m, P): the one m x m product of the step
     for c in range(P):
         cross, quad = state.bias[c] * state.v[c], state.v[c] * state.v[c]
         for j in range(m):
@@ -107,8 +109,8 @@ def _step(state, Kinv, plan, t):
 def landmark_steps(K, Y, sw, Kinv, state, plan, t0, n_steps):
     """``n_steps`` mini-batches of ``plan.k`` consecutive rows of K (n, m) (kernel rows
     against the landmarks, float32 or float64), Y (n, P) in {-1, +1} and loss weights
-    sw (n,), the first one step ``t0 + 1``; returns the last step's t.  Kinv (m, m)
-    float64 is K_mm's pseudo-inverse."""
+    sw (n,), the first one step ``t0 + 1``; returns the last step's t.  Kinv (m, m),
+    K_mm's pseudo-inverse, is float64 or float32 (as ``state.uk``)."""
     n_steps = min(n_steps, K.shape[0] // plan.k)  # (never past the rows given)
     for s in range(n_steps):
         _violators(K, Y, sw, s * plan.k, (s + 1) * plan.k, state)
