@@ -17,7 +17,7 @@ def _pixels(n=600, d=6, seed=3):
 @pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64)])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_a_block_stream_fit_equals_the_reference_shuffle_buffer(k, buffer_rows, sparse):
-    from pegasos._solvers.linear import STREAM_ROUND
+    from pegasos.stream import STREAM_ROUND
 
     from .naive import pegasos, shuffle_buffer_draws
 

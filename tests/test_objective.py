@@ -97,7 +97,7 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
                                     "pegasos.linear", "pegasos._base",
                                     "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
-                                    "pegasos._memory", "pegasos.stream", "pegasos.svc",
+                                    "pegasos._memory", "pegasos.stream", "pegasos._cache", "pegasos.svc",
                                     "pegasos.svr", "pegasos.one_class",
                                     "pegasos._solvers.threads", "pegasos.dask_svc"])
 def test_docstring_examples_run(module):

@@ -455,8 +455,7 @@ def _stream_file(tmp_path, n=600, d=5, seed=3):
 
 @pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (3, 599)])
 def test_stream_fit_equals_the_reference_shuffle_buffer(tmp_path, k, buffer_rows):
-    from pegasos._solvers.linear import STREAM_ROUND
-    from pegasos.stream import SVMLightStream
+    from pegasos.stream import STREAM_ROUND, SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws
 
@@ -545,8 +544,7 @@ def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
 @pytest.mark.parametrize("k, buffer_rows", [(1, 100), (4, 64), (2, 590)])
 def test_a_stream_with_a_cache_draws_from_it_uniformly_after_the_first_pass(tmp_path, k,
                                                                             buffer_rows):
-    from pegasos._solvers.linear import STREAM_ROUND
-    from pegasos.stream import SVMLightStream
+    from pegasos.stream import STREAM_ROUND, SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws
 
@@ -639,8 +637,7 @@ def test_a_stream_of_a_cache_file_draws_from_it(tmp_path):
 
 @pytest.mark.parametrize("cached", [False, True])
 def test_held_out_rows_are_never_trained_on_and_stop_the_fit(tmp_path, cached):
-    from pegasos._solvers.linear import STREAM_ROUND
-    from pegasos.stream import SVMLightStream
+    from pegasos.stream import STREAM_ROUND, SVMLightStream
 
     from .naive import pegasos, shuffle_buffer_draws
 
@@ -1057,3 +1054,52 @@ def test_a_streams_own_cache_of_version_1_is_written_again(tmp_path):
         load_cache(cache)
     fit(SVMLightStream(str(path), buffer_rows=100, cache=cache))
     assert load_cache(cache)[0].shape[0] == 600
+
+
+def test_a_streams_fresh_cache_has_its_header_read_once(text_file, tmp_path, monkeypatch):
+    """Issue 60: a stream's cache that holds its files is opened with its header read and
+    parsed once (the check that it is of these files runs on the header load_cache
+    reads), and so is a stream of a cache file."""
+    from pegasos import _cache
+
+    cache = tmp_path / "d.cache"
+    convert(str(text_file), str(cache))
+    calls = []
+    read = _cache._read_header
+    monkeypatch.setattr(_cache, "_read_header", lambda *a: calls.append(a[0]) or read(*a))
+    for stream in (SVMLightStream(text_file, cache=cache), SVMLightStream(cache)):
+        calls.clear()
+        source = stream.rows()
+        assert source.cached is not None and calls == [str(cache)]
+        source.close()
+
+
+def test_a_round_is_drawn_alike_from_files_and_from_blocks(tmp_path):
+    """Issue 60: RowSource hands the driver a round of rows whatever holds them: the rows
+    of a file and the same rows as blocks give the same rounds, the buffer's refills and
+    the passes' ends included."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from pegasos import BlockStream
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(-3, 4, size=(300, 4)).astype(np.float64)
+    X[:, 3] = 1.0  # (every row as wide as the file)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    sources = [SVMLightStream(path, buffer_rows=64, block_bytes=500).rows(),
+               BlockStream.from_arrays(sp.csr_matrix(X), y, block_rows=37,
+                                       buffer_rows=64).rows()]
+    for source in sources:
+        assert source.fill()[0] == 4
+        source.set_width(4)
+    rngs = [np.random.default_rng(1), np.random.default_rng(1)]
+    for _ in range(60):  # 60 rounds of 8 draws, some repeated: more than a pass refilled
+        (A, a, i), (B, b, j) = (s.draw_round(r, 2, 10**6) for s, r in zip(sources, rngs))
+        assert A.shape == B.shape == (64, 4) and (A != B).nnz == 0
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(i, j)
+        assert i.shape == (8,)
+    assert sources[0].passes == sources[1].passes >= 1
+    assert sources[0].rows_read == sources[1].rows_read > 300

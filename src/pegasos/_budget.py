@@ -290,7 +290,7 @@ class _BudgetMixin:
         passes (whole blocks; a first pass is always whole)."""
         for key in ("_budget_state", "n_rows_read_"):
             self.__dict__.pop(key, None)
-        blocks = _stream_blocks(source, stream.buffer_rows)
+        blocks = source.blocks_of(stream.buffer_rows)
         X, y, first, ends = next(blocks, (None, None, 0, False))
         if X is None:
             raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
@@ -349,36 +349,6 @@ def _check_labels(y, classes):
             f"the stream has the label {unknown[0].item()!r}, which is not among its classes "
             f"{classes[:10].tolist()} (by default, the labels of the first block's rows): "
             "give classes")
-
-
-def _stream_blocks(source, rows):
-    """The stream's rows ``rows`` at a time, pass after pass, as ``(X, y, first, ends)``:
-    ``first`` the position of X's first row in its pass (a row's id in the budget, 0 at
-    each pass's first block), ``ends`` whether X's rows end the pass.  From a cache, its memory-mapped rows a slice at a time."""
-    position = 0
-    while True:
-        if source.cached is not None:
-            X_all, y_all = source.cached
-            start = source.cache_from
-            if X_all.shape[0] <= start:
-                return
-            for lo in range(start, X_all.shape[0], rows):
-                hi = min(X_all.shape[0], lo + rows)
-                source.rows_read += hi - lo
-                yield (sp.csr_matrix(X_all[lo:hi], dtype=np.float64),
-                       np.asarray(y_all[lo:hi], dtype=np.float64), lo - start,
-                       hi == X_all.shape[0])
-            continue
-        passes = source.passes
-        got = source.take(rows)
-        if got is None:  # a pass ended on a block boundary (or the stream has no rows)
-            if position == 0:
-                return
-            position = 0
-            continue
-        ends = source.passes != passes or source.exhausted()  # these rows end the pass
-        yield got[0], got[1], position, ends
-        position = 0 if ends else position + got[0].shape[0]
 
 
 def check_budget_fitted(est):

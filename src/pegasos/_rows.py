@@ -261,6 +261,26 @@ def rows_of(X, y, index, width):
     return stack_rows([part], width), np.asarray(y[index], dtype=np.float64)
 
 
+def at_width(X, n_features):
+    """CSR rows as a model ``n_features`` wide reads them, ``(X, n_dropped)``: the stored
+    values of a column beyond it dropped (and counted, as LIBSVM's and LIBLINEAR's
+    ``predict`` ignore them), fewer columns widened without copying; None: as they are.
+    The one width rule of a text file (:func:`pegasos.datasets.read_svmlight`) and a
+    cache (:func:`pegasos.load_cache`, ``pegasos predict``).
+
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[1.0, 0.0, 2.0]])
+    >>> [(A.shape, n) for A, n in (at_width(X, 2), at_width(X, 5))]
+    [((1, 2), 1), ((1, 5), 0)]
+    """
+    if n_features is None or X.shape[1] == n_features:
+        return X, 0
+    if X.shape[1] > n_features:
+        return X[:, :n_features].tocsr(), int(np.count_nonzero(X.indices >= n_features))
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features),
+                         copy=False), 0
+
+
 def check_width(width, limit, where="a row of the stream"):
     """Refuse rows ``width`` features wide beyond a stream's ``limit`` (its n_features)."""
     if width > limit:

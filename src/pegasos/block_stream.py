@@ -13,18 +13,15 @@ sparse ones as CSR.  A later block wider than the first, or of another width
 when the blocks are dense, is an error that names the block.
 """
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._rows import check_sparse_structure, stack_rows
+from ._rows import check_sparse_structure
+from .stream import BUFFER_ROWS, RowSource
 
 __all__ = ["BlockStream"]
-
-#: Rows in the shuffle buffer by default (as :data:`pegasos.stream.BUFFER_ROWS`).
-BUFFER_ROWS = 1 << 16
 
 
 class BlockStream:
@@ -224,112 +221,51 @@ class BlockStream:
 
         Returns
         -------
-        BlockSource
-            The rows, taken a number at a time, pass after pass.
+        RowSource
+            The rows, taken a number at a time, pass after pass, or a round at a time.
         """
-        return BlockSource(self)
+        return RowSource(_Blocks(self), self.buffer_rows)
 
 
-class BlockSource:
-    """The rows of a :class:`BlockStream`, taken a given number at a time, pass after pass;
-    it counts the rows and bytes read (what :func:`pegasos._solvers.linear.fit_stream`
-    reads, as it reads :class:`pegasos.stream.RowSource`)."""
+class _Blocks:
+    """The reader of a :class:`BlockStream`'s :class:`~pegasos.stream.RowSource`: each
+    pass's blocks converted and checked (a block wider than the stream's rows, or dense
+    among sparse, is an error naming it)."""
 
     cached = None  # a block stream has no cache: its rounds draw from the buffer
-    cache_from = 0
+    zero_based = None
 
     def __init__(self, stream):
-        self.stream = stream
-        self.started = time.perf_counter()
-        self.rows_read = self.bytes_read = 0
-        self.passes = 0
-        self.skip = 0
+        self.stream, self.name = stream, stream.name
         self.width = stream.n_features
         self.dense = None
-        self._blocks = None
-        self._pending = None
-        self._count = 0  # blocks read in this pass
 
-    def hold_out(self, m):
-        """The first ``m`` rows set apart (never taken again); an error if they are all."""
-        self.skip = m
-        held = self.take(m)
-        if held is None or self.passes > 0 or self.exhausted():
-            raise ValueError(f"{self.stream.name}: holdout={m} takes every row of the stream: "
-                             "give fewer held-out rows")
-        return held
+    def blocks(self):
+        """A new pass's blocks ``(X, y, nbytes)``, converted (those without rows too)."""
+        return self._converted(self.stream.passes())
 
-    def cached_rows(self):
-        return 0
-
-    def close(self):
-        self._blocks = None
-
-    def exhausted(self):
-        """Whether the pass ends here (the next block read ahead when needed)."""
-        if self._pending is None:
-            if self._blocks is None:
-                return False
-            self._pending = self._next_block()
-            if self._pending is None:
-                return True
-        return False
-
-    def take(self, m):
-        """Up to ``m`` rows as ``(X, y)``: fewer (even none: None) at the end of a pass,
-        after which the next call starts another."""
-        if self._blocks is None:
-            self._blocks, self._count = self.stream.passes(), 0
-            to_skip = self.skip if self.passes else 0
-            while to_skip:
-                part = self._take_part(to_skip)
-                if part is None:
-                    break
-                to_skip -= part[0].shape[0]
-        parts, got = [], 0
-        while got < m:
-            part = self._take_part(m - got)
-            if part is None:
-                break
-            parts.append(part)
-            got += part[0].shape[0]
-        if not parts:
-            return None
-        return (stack_rows([X for X, _ in parts], self.width),
-                np.concatenate([y for _, y in parts]))
-
-    def _take_part(self, m):
-        if self._pending is None:
-            self._pending = self._next_block()
-            if self._pending is None:
-                return None
-        X, y = self._pending
-        part = min(m, X.shape[0])
-        self._pending = None if part == X.shape[0] else (X[part:], y[part:])
-        self.rows_read += part
-        return X[:part], y[:part]
-
-    def _next_block(self):
-        """The pass's next block with rows, converted and checked; None at the pass's end."""
-        while True:
-            block = next(self._blocks, None) if self._blocks is not None else None
-            if block is None:
-                self._blocks, self.passes = None, self.passes + 1
-                return None
-            self._count += 1
+    def _converted(self, blocks):
+        for count, block in enumerate(blocks, start=1):
             try:
                 X, y = block
             except (TypeError, ValueError):
-                raise ValueError(f"block {self._count} of {self.stream.name} is not a pair "
+                raise ValueError(f"block {count} of {self.stream.name} is not a pair "
                                  "(X, y)") from None
-            self.bytes_read += getattr(X, "nbytes", 0) or getattr(getattr(X, "data", None),
-                                                                  "nbytes", 0)
-            X, y = self.stream.convert(X, y, where=f"block {self._count}")
-            self._check_width(X)
-            if X.shape[0]:
-                return X, y
+            nbytes = getattr(X, "nbytes", 0) or getattr(getattr(X, "data", None), "nbytes", 0)
+            X, y = self.stream.convert(X, y, where=f"block {count}")
+            self._check_width(X, count)
+            yield X, y, nbytes
 
-    def _check_width(self, X):
+    def part(self, X):
+        return X
+
+    def end_pass(self):
+        return None
+
+    def close(self):
+        pass
+
+    def _check_width(self, X, count):
         dense, width = not sp.issparse(X), X.shape[1]
         if self.dense is None:
             self.dense = dense
@@ -338,11 +274,11 @@ class BlockSource:
         if not dense and self.width is None:  # sparse rows as wide as their largest index:
             return  # the fit checks them against the first buffer's width
         if dense != self.dense:
-            raise ValueError(f"block {self._count} of {self.stream.name} is "
+            raise ValueError(f"block {count} of {self.stream.name} is "
                              f"{'dense' if dense else 'sparse'}, the first was not: give "
                              "blocks of one kind")
         if width > self.width or (dense and width != self.width):
-            raise ValueError(f"block {self._count} of {self.stream.name} is {width} features "
+            raise ValueError(f"block {count} of {self.stream.name} is {width} features "
                              f"wide, the stream's rows {self.width} (n_features, by default "
                              "the first block's width): give n_features"
                              + (" (dense blocks must all be as wide)" if dense else ""))

@@ -525,17 +525,11 @@ def _load(path, zero_based, n_features=None, counted=False):
 def _load_cache(path, n_features):
     """A cache's rows, as :func:`~pegasos.datasets.read_svmlight` gives a file's: columns
     beyond ``n_features`` dropped (and counted), fewer widened."""
-    import numpy as np
-
+    from ._rows import at_width
     from .stream import load_cache
 
     X, y = load_cache(path)
-    ignored = 0
-    if n_features is not None and X.shape[1] > n_features:
-        ignored = int(np.count_nonzero(X.indices >= n_features))
-        X = X[:, :n_features].tocsr()
-    elif n_features is not None:  # the same arrays, wider
-        X = type(X)((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features), copy=False)
+    X, ignored = at_width(X, n_features)
     return X, y, ignored
 
 

@@ -133,15 +133,9 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
         raise DataFormatError(path, None, "no data: the file has no examples")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
         _raise_with_line(path, zero_based, ValueError("non-finite values"))
-    ignored = 0
-    if n_features is not None and X.shape[1] != n_features:
-        import scipy.sparse as sp
+    from ._rows import at_width  # (with SciPy: not at import)
 
-        if X.shape[1] > n_features:
-            ignored = int(np.count_nonzero(X.indices >= n_features))
-            X = X[:, :n_features].tocsr()
-        else:
-            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    X, ignored = at_width(X, n_features)
     return X, y, ignored
 
 

@@ -46,7 +46,7 @@ from ._solvers.threads import one_blas_thread
 from .block_stream import BlockStream
 from .datasets import load_svmlight
 from .linear import PegasosClassifier
-from .stream import SVMLightStream, _fresh_cache, convert, is_cache, load_cache, read_blocks
+from .stream import SVMLightStream, _fresh_cache, convert, load_cache, read_blocks
 
 __all__ = ["NystroemPegasosClassifier"]
 
@@ -573,7 +573,7 @@ def _raw_stream(stream):
         return stream
     paths = stream.paths
     cached = None
-    if len(paths) == 1 and is_cache(paths[0]):
+    if stream.is_cache_file():
         cached = load_cache(paths[0])
     elif stream.cache is not None:  # used if it holds these files, else written first
         cached = _fresh_cache(stream.cache, paths, stream.zero_based)

@@ -55,11 +55,6 @@ __all__ = ["HISTORY_KEYS", "Layout", "PegasosClassifier", "PegasosState", "fit_b
 STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
 
 
-def _stream_name(stream):
-    """How errors name a stream: its first file, or a block stream's name."""
-    return stream.name if isinstance(stream, BlockStream) else stream.paths[0]
-
-
 class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
     r"""Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
 
@@ -422,36 +417,26 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         holdout = stream.holdout
         if isinstance(holdout, int):
             holdout = source.hold_out(holdout)
-        if source.cached is not None:  # (the labels of its first buffer_rows rows: as a text's)
-            X_all, y_all = source.cached
-            first = y_all[source.cache_from:source.cache_from + stream.buffer_rows]
-            buffer, width, y = None, X_all.shape[1], np.asarray(first, dtype=np.float64)
-        else:
-            buffer = source.take(stream.buffer_rows)
-            if buffer is None:
-                raise ValueError(f"{_stream_name(stream)}: no data: the stream has no rows to "
-                                 "train on")
-            width, y = buffer[0].shape[1], buffer[1]
+        width, y = source.fill()
         if stream.n_features is not None:
             check_width(width, stream.n_features)
             width = stream.n_features
-        source.width = width
+        source.set_width(width)
         classes = np.unique(y) if stream.classes is None else stream.classes
-        if buffer is not None:
-            buffer = (stack_rows([buffer[0]], width), buffer[1])
         if stream.classes is None and len(classes) < 2:
             raise ValueError(
-                f"{stream.paths[0]}: the first buffer's {y.shape[0]} rows (buffer_rows="
+                f"{source.name}: the first buffer's {y.shape[0]} rows (buffer_rows="
                 f"{stream.buffer_rows}) all have the label {float(classes[0]):g}, and a "
                 "stream takes its classes from its first buffer: give classes (or a buffer "
                 "that reaches the other labels; pegasos train: --buffer-rows)")
         if holdout is None and np.array_equal(classes, np.unique(y)):
-            if buffer is not None and (source.passes or source.exhausted()):
-                self._fit_labels_as_read(*buffer)  # all of it fits in the buffer: the
+            whole = source.whole()
+            if whole is not None:
+                self._fit_labels_as_read(*whole)  # all of it fits in the buffer: the
                 self.n_rows_read_ = source.rows_read  # in-memory fit, exactly
                 return self
         if isinstance(holdout, (str, os.PathLike)):
-            holdout = load_svmlight(holdout, zero_based=source.indexing.zero_based)
+            holdout = load_svmlight(holdout, zero_based=source.zero_based)
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])
@@ -482,10 +467,10 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         state = PegasosState.start(n_problems, width)
         layout = self._intercept_layout()
         monitor = StreamMonitor(
-            source=source, classes=classes, width=width, total=plan.n_iter, k=plan.batch_size,
+            source=source, classes=classes, total=plan.n_iter, k=plan.batch_size,
             layout=layout, holdout=holdout, patience=stream.n_iter_no_change,
             verbose=self.verbose, callback=self.callback)
-        done = fit_stream(source, buffer, problems, plan, state, layout, monitor)
+        done = fit_stream(source, problems, plan, state, layout, monitor)
         monitor.finish(state, done)
         coef, intercept = state.coef_intercept(layout)
         set_fitted(self, classes=classes, coef=coef, intercept=intercept, lam=plan.lam,

@@ -26,50 +26,33 @@ import bz2
 import glob
 import gzip
 import io
-import json
 import lzma
 import os
-import re
-import tempfile
 import time
 import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._files import quote, same_file, special_file, write_atomic
-from ._rows import check_sparse_structure, rows_of, stack_rows
+from ._cache import (
+    _PIECE,
+    CacheError,
+    _CacheWriter,
+    _fresh_cache,
+    _refuse_an_input,
+    _source_record,
+    _Unrepresentable,
+    is_cache,
+    load_cache,
+)
+from ._files import quote, special_file
+from ._rows import check_width, rows_of, stack_rows
 from ._svmlight import MAX_FEATURE_INDEX, DataFormatError, _line_problem
 
 __all__ = ["CacheError", "convert", "is_cache", "load_cache", "read_blocks", "sources_of"]
 
 #: Bytes read and parsed at a time by default.
 BLOCK_BYTES = 16 << 20
-
-MAGIC = b"PEGASOS-CACHE\n"
-FORMAT = "pegasos-cache"
-#: 2: a CRC-32 per section and of the header; every field checked (1: no checksums,
-#: refused with "run pegasos convert again")
-VERSION = 2
-_HEADER_KEYS = ("format", "version", "n_rows", "n_features", "nnz", "value_dtype",
-                "index_dtype", "zero_based", "zero_based_given", "sources", "checksums",
-                "header_checksum", "offsets", "file_size")
-_PIECE = 8 << 20  # bytes read, checksummed, converted at a time
-_HEADER_CAP = 1 << 20  # bytes of JSON header: a few hundred
-_ALIGN = 64
-_SECTIONS = ("y", "indptr", "indices", "data")
-
-
-class CacheError(ValueError):
-    """A cache file that cannot be used: truncated, foreign, of another version, or stale.
-
-    The message starts with the cache's path and says which.
-
-    See Also
-    --------
-    load_cache : Raises it.
-    """
-
 
 def sources_of(paths):
     """The files that ``paths`` names: one path, a glob pattern, or a list of either, in
@@ -313,21 +296,7 @@ def _file_blocks(path, block_bytes, indexing):
             raise DataFormatError(path, None, f"cannot be read: {quote(exc)}") from exc
 
 
-# --- the cache ------------------------------------------------------------------------
-
-
-def is_cache(path):
-    """Whether ``path`` starts as a cache file does (a regular file only)."""
-    path = os.fspath(path)
-    if special_file(path) is not None or not os.path.isfile(path):
-        return False
-    with open(path, "rb") as f:
-        return f.read(len(MAGIC)) == MAGIC
-
-
-def _source_record(path):
-    info = os.stat(path)
-    return {"path": os.path.abspath(path), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+# --- the cache (its format: pegasos._cache) ----------------------------------------
 
 
 def convert(paths, cache, *, zero_based=False, dtype=np.float64, block_bytes=BLOCK_BYTES):
@@ -416,383 +385,6 @@ def _line_of_row(path, row):
                 if seen == row:
                     return number
     return None
-
-
-def _refuse_an_input(cache, sources):
-    for source in sources:
-        if os.path.exists(cache) and same_file(source, cache):
-            raise ValueError(f"the cache {cache} is the input {source}; a cache never replaces "
-                             "its data")
-
-
-class _StaleCache(CacheError):
-    """A cache older than one of its sources (which a stream writes again)."""
-
-
-class _OldCache(CacheError):
-    """A cache of an older version of the format (which a stream writes again)."""
-
-
-class _CacheWriter:
-    """A cache written as blocks of rows arrive: each section into a temporary file beside
-    the cache, then :meth:`finish` writes the cache atomically (:meth:`close` in any case).
-
-    ``indexing``: the :class:`_Indexing` the rows were read with (its ``zero_based`` is
-    settled by the time :meth:`finish` runs)."""
-
-    def __init__(self, cache, indexing, dtype):
-        self.cache, self.indexing, self.dtype = cache, indexing, np.dtype(dtype)
-        folder = os.path.dirname(os.path.abspath(cache))
-        self.parts = {}
-        try:
-            for name in _SECTIONS:
-                self.parts[name] = tempfile.TemporaryFile(dir=folder)
-        except OSError as exc:
-            self.close()
-            raise CacheError(f"{cache}: cannot be written there ({exc.strerror or exc})") from exc
-        self.parts["indptr"].write(np.zeros(1, np.int64).tobytes())
-        self.n_rows = self.nnz = self.width = 0
-
-    def add(self, X, y):
-        """Append the rows; a value that the cache's dtype cannot hold (beyond float32's
-        range) raises :class:`_Unrepresentable` before anything is written."""
-        with np.errstate(over="ignore"):  # (an overflow is refused just below)
-            data = X.data.astype(self.dtype)
-        if data.dtype != X.data.dtype and not np.all(np.isfinite(data)):
-            at = int(np.flatnonzero(~np.isfinite(data))[0])
-            raise _Unrepresentable(int(np.searchsorted(X.indptr, at, side="right")) - 1,
-                                   float(X.data[at]), int(X.indices[at]))
-        parts = self.parts
-        parts["y"].write(y.astype(np.float64).tobytes())
-        parts["indptr"].write((X.indptr[1:] + self.nnz).astype(np.int64).tobytes())
-        parts["indices"].write(X.indices.astype(np.int64).tobytes())
-        parts["data"].write(data.tobytes())
-        self.n_rows, self.nnz = self.n_rows + X.shape[0], self.nnz + X.nnz
-        self.width = max(self.width, X.shape[1])
-
-    def finish(self, records):
-        """Write the cache (``records``: each source's path, size and modification time,
-        taken before it was read); its header."""
-        n_rows, nnz, width, dtype = self.n_rows, self.nnz, self.width, self.dtype
-        index = _index_dtype(nnz, width)
-        zero_based = self.indexing.zero_based
-        header = {"format": FORMAT, "version": VERSION, "n_rows": n_rows, "n_features": width,
-                  "nnz": nnz, "value_dtype": dtype.str, "index_dtype": index.str,
-                  "zero_based": True if zero_based == "auto" else zero_based,
-                  "zero_based_given": self.indexing.given, "sources": records,
-                  "checksums": {name: "0" * 8 for name in _SECTIONS},
-                  "header_checksum": "0" * 8}
-        _layout(header, _section_sizes(n_rows, nnz, dtype, index))
-        write_atomic(self.cache, lambda f: _write_cache(f, header, self.parts, index))
-        return header
-
-    def close(self):
-        for part in self.parts.values():
-            part.close()
-
-
-class _Unrepresentable(ValueError):
-    """A value the cache's dtype cannot hold: the block's ``row``, the ``value``, its
-    feature ``column`` (as stored)."""
-
-    def __init__(self, row, value, column):
-        super().__init__(row, value, column)
-        self.row, self.value, self.column = row, value, column
-
-
-def _index_dtype(nnz, width):
-    """The cache's index dtype: int32 where the offsets and indices fit, else int64."""
-    return np.dtype(np.int32 if max(nnz, width) <= np.iinfo(np.int32).max else np.int64)
-
-
-def _section_sizes(n_rows, nnz, values, index):
-    return {"y": 8 * n_rows, "indptr": index.itemsize * (n_rows + 1),
-            "indices": index.itemsize * nnz, "data": values.itemsize * nnz}
-
-
-def _layout(header, sizes):
-    """Each section's offset (aligned) and the file's size, into the header; the header's
-    own length is fixed first, so the offsets it holds do not move it."""
-    header["offsets"], header["file_size"] = {name: 0 for name in _SECTIONS}, 0
-    for _ in range(3):  # the header's length depends on the numbers it holds: to a fixed point
-        offsets, size = _offsets(len(json.dumps(header).encode()), sizes)
-        header["offsets"], header["file_size"] = offsets, size
-
-
-def _offsets(length, sizes):
-    """The sections' offsets and the file's size behind a header of ``length`` bytes."""
-    at, offsets = _aligned(len(MAGIC) + 8 + length), {}
-    for name in _SECTIONS:
-        offsets[name] = at
-        at = _aligned(at + sizes[name])
-    return offsets, at
-
-
-def _aligned(n):
-    return -(-n // _ALIGN) * _ALIGN
-
-
-def _header_checksum(header):
-    """The CRC-32 of the header's JSON without its own checksum, as 8 hex digits."""
-    rest = {key: value for key, value in header.items() if key != "header_checksum"}
-    return f"{zlib.crc32(json.dumps(rest).encode()):08x}"
-
-
-def _write_cache(f, header, parts, index):
-    """The magic, the header (its checksums written last, in place: they are of fixed
-    length) and the sections, each CRC-32'd as written."""
-    text = json.dumps(header).encode()
-    f.write(MAGIC + len(text).to_bytes(8, "little") + text)
-    for name in _SECTIONS:
-        f.write(b"\0" * (header["offsets"][name] - f.tell()))
-        part, crc = parts[name], 0
-        part.seek(0)
-        while chunk := part.read(_PIECE):
-            if name in ("indptr", "indices") and index == np.int32:  # int64 as written,
-                chunk = np.frombuffer(chunk, np.int64).astype(np.int32).tobytes()  # narrowed
-            crc = zlib.crc32(chunk, crc)
-            f.write(chunk)
-        header["checksums"][name] = f"{crc:08x}"
-    f.write(b"\0" * (header["file_size"] - f.tell()))
-    header["header_checksum"] = _header_checksum(header)
-    final = json.dumps(header).encode()
-    if len(final) != len(text):  # (cannot happen: the checksums are 8 hex digits each)
-        raise AssertionError("the cache's header changed length")
-    f.seek(len(MAGIC) + 8)
-    f.write(final)
-
-
-def _refuse(path, what):
-    raise CacheError(f"{path}: {what}")
-
-
-def _unique_keys(pairs):
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        twice = next(key for key in keys if keys.count(key) > 1)
-        raise ValueError(f"the field {twice!r} is given twice")
-    return dict(pairs)
-
-
-def _read_header(path, f, size):
-    head = f.read(len(MAGIC) + 8)
-    if head[:len(MAGIC)] != MAGIC:
-        _refuse(path, "is not a pegasos cache file (make one with pegasos convert)")
-    length = int.from_bytes(head[len(MAGIC):], "little")
-    if len(head) < len(MAGIC) + 8 or length > min(_HEADER_CAP, size):
-        _refuse(path, "is truncated or corrupt (its header's length is not plausible)")
-    text = f.read(length)
-    try:
-        header = json.loads(text, object_pairs_hook=_unique_keys)
-    except (ValueError, RecursionError) as exc:
-        _refuse(path, f"is truncated or corrupt (its header is not JSON: {quote(exc)})")
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        _refuse(path, "is not a pegasos cache file (its header is of another format)")
-    version = header.get("version")
-    if version != VERSION or type(version) is not int:
-        kind = _OldCache if type(version) is int and 1 <= version < VERSION else CacheError
-        raise kind(f"{path}: has cache version {quote(version)}; this pegasos reads version "
-                   f"{VERSION} (run pegasos convert again to make it anew)")
-    if sorted(header) != sorted(_HEADER_KEYS):
-        odd = sorted(set(header) ^ set(_HEADER_KEYS))
-        _refuse(path, f"is corrupt (its header's fields are not a cache's: {quote(odd)})")
-    if header["header_checksum"] != _header_checksum(header) or len(text) != length:
-        _refuse(path, "is corrupt: its header does not match its checksum (run pegasos "
-                      "convert again)")
-    header["_length"] = length
-    return header
-
-
-def _checked_layout(path, header, size):
-    """The dtypes and (offset, count) of each section: every field typed, and the offsets
-    and file size those that the counts and dtypes give (as :func:`_layout` made them)."""
-    def count(key, low, high):
-        value = header.get(key)
-        if type(value) is not int or not low <= value <= high:
-            _refuse(path, f"is corrupt (its header's {key!r} is {quote(value)}; "
-                          f"[{low}, {high}] is expected)")
-        return value
-
-    n_rows = count("n_rows", 1, size)
-    width = count("n_features", 1, MAX_FEATURE_INDEX + 1)
-    nnz = count("nnz", 0, size)
-    values, index = header.get("value_dtype"), header.get("index_dtype")
-    if values not in ("<f8", "<f4") or index not in ("<i4", "<i8"):
-        _refuse(path, f"is corrupt (dtypes {quote(values)}, {quote(index)})")
-    values, index = np.dtype(values), np.dtype(index)
-    if index != _index_dtype(nnz, width):
-        _refuse(path, f"is corrupt (index dtype {index.str} for {nnz} values and {width} "
-                      "features)")
-    if type(header.get("zero_based")) is not bool or \
-            header.get("zero_based_given") not in (True, False, "auto"):
-        _refuse(path, "is corrupt (its header's zero_based fields are malformed)")
-    checksums = header.get("checksums")
-    if not (isinstance(checksums, dict) and sorted(checksums) == sorted(_SECTIONS)
-            and all(isinstance(v, str) and re.fullmatch(r"[0-9a-f]{8}", v)
-                    for v in checksums.values())):
-        _refuse(path, "is corrupt (its header's checksums are malformed)")
-    if header.get("file_size") != size:
-        _refuse(path, f"is truncated or corrupt: its header says {quote(header.get('file_size'))} "
-                      f"bytes, the file has {size}")
-    offsets, file_size = _offsets(header["_length"], _section_sizes(n_rows, nnz, values, index))
-    if header.get("offsets") != offsets or file_size != size:
-        _refuse(path, f"is corrupt: its header's section offsets and size "
-                      f"({quote(header.get('offsets'))}, {size} bytes) are not those of "
-                      f"{n_rows} rows and {nnz} values ({offsets}, {file_size} bytes)")
-    sections = {"y": (np.dtype("<f8"), n_rows), "indptr": (index, n_rows + 1),
-                "indices": (index, nnz), "data": (values, nnz)}
-    return sections, offsets, width
-
-
-def _check_sources(path, header):
-    """Refuse a cache older than a source that is still there (changed since it was made)."""
-    sources = header.get("sources")
-    if not isinstance(sources, list):
-        _refuse(path, "is corrupt (its header's sources are malformed)")
-    for record in sources:
-        if not (isinstance(record, dict) and isinstance(record.get("path"), str)
-                and type(record.get("size")) is int and type(record.get("mtime_ns")) is int):
-            _refuse(path, "is corrupt (its header's sources are malformed)")
-        try:
-            now = _source_record(record["path"])
-        except (OSError, ValueError):
-            continue  # moved or removed: the cache holds the data on its own
-        if (now["size"], now["mtime_ns"]) != (record.get("size"), record.get("mtime_ns")):
-            raise _StaleCache(f"{path}: is stale: its source {quote(record['path'])} changed "
-                              "after it was made (run pegasos convert again)")
-
-
-def _verify_sections(path, f, header, sections, offsets):
-    """Read every section once, in pieces: its CRC-32 against the header's, and (labels,
-    values) each number finite; the first non-finite one as ``(section, position,
-    value)``, or None."""
-    bad = None
-    for name, (dtype, n) in sections.items():
-        f.seek(offsets[name])
-        left, done, crc = dtype.itemsize * n, 0, 0
-        while left:
-            piece = f.read(min(left, _PIECE))
-            if not piece:
-                _refuse(path, f"is truncated: its {name} end before the file does")
-            crc, left = zlib.crc32(piece, crc), left - len(piece)
-            if name in ("y", "data") and bad is None:
-                numbers = np.frombuffer(piece, dtype)
-                finite = np.isfinite(numbers)
-                if not finite.all():
-                    at = int(np.flatnonzero(~finite)[0])
-                    bad = (name, done + at, float(numbers[at]))
-            done += len(piece) // dtype.itemsize
-        if f"{crc:08x}" != header["checksums"][name]:
-            _refuse(path, f"is corrupt: its {name} section does not match its checksum (the "
-                          "file was changed or damaged after pegasos convert wrote it; run "
-                          "pegasos convert again)")
-    return bad
-
-
-def _check_n_features(n_features):
-    if n_features is None:
-        return
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise TypeError(f"n_features must be an integer (or None); got {n_features!r}")
-    if not 1 <= n_features <= MAX_FEATURE_INDEX + 1:
-        raise ValueError(f"n_features must be in [1, {MAX_FEATURE_INDEX + 1}]; "
-                         f"got {n_features!r}")
-
-
-def load_cache(path, *, n_features=None):
-    """The rows and labels of a cache file, memory-mapped: ``(X, y)``.
-
-    Before any row is returned, the file is read through once: its header's
-    fields against each other and the file's size, each section against the
-    CRC-32 that :func:`convert` wrote, and every label and value finite; then
-    the rows' structure (offsets increasing, indices within the width).  This
-    costs one read of the file (about a tenth of the time of parsing its text,
-    see :func:`convert`), after which the pages are the operating system's to
-    keep or drop.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A cache made by :func:`convert` (``pegasos convert``).
-    n_features : int, default=None
-        The number of columns (``model.n_features_in_`` for a test file): a
-        larger one widens the matrix; a smaller one is an error here (the
-        mapped rows are not rewritten).  By default the cache's.
-
-    Returns
-    -------
-    X : scipy.sparse.csr_matrix
-        Read-only CSR arrays over the file's pages (float64 or float32
-        values; int32 or int64 indices as stored).
-    y : ndarray of float64
-        The labels, mapped likewise.
-
-    Raises
-    ------
-    CacheError
-        A file that is not a cache, of another version (caches of version 1,
-        before the checksums, are refused: run ``pegasos convert`` again),
-        truncated, corrupt (a field, a checksum, a value that is not finite,
-        the rows' structure), or older than a source file that is still there.
-
-    See Also
-    --------
-    convert : Makes the cache.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> with open(os.path.join(folder, "tiny.svm"), "w") as f:
-    ...     _ = f.write("1 2:0.5\\n-1 1:1\\n")
-    >>> _ = convert(os.path.join(folder, "tiny.svm"), os.path.join(folder, "tiny.cache"))
-    >>> X, y = load_cache(os.path.join(folder, "tiny.cache"), n_features=4)
-    >>> X.shape, X.data.flags.writeable
-    ((2, 4), False)
-    """
-    _check_n_features(n_features)
-    path = os.fspath(path)
-    special = special_file(path)
-    if special is not None:
-        _refuse(path, f"is {special}, not a regular file")
-    if os.path.isdir(path):
-        _refuse(path, "is a folder, not a cache file")
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        header = _read_header(path, f, size)
-        sections, offsets, width = _checked_layout(path, header, size)
-        _check_sources(path, header)
-        if n_features is not None and n_features < width:
-            raise ValueError(f"{path} has {width} features, more than the {n_features} asked "
-                             "for; a cache is read at its own width or wider")
-        bad = _verify_sections(path, f, header, sections, offsets)
-    arrays = {name: np.memmap(path, dtype=dtype, mode="r", offset=offsets[name], shape=(n,))
-              if n else np.zeros(0, dtype) for name, (dtype, n) in sections.items()}
-    if bad is not None:
-        _refuse_not_finite(path, header, arrays, bad)
-    if int(arrays["indptr"][-1]) != header["nnz"]:
-        _refuse(path, f"is corrupt: its rows end at value {int(arrays['indptr'][-1])}, its "
-                      f"header counts {header['nnz']} values")
-    try:  # before anything compiled (SciPy's slicing too) reads it: O(nnz), once
-        X = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
-                          shape=(header["n_rows"], width if n_features is None else n_features),
-                          copy=False)
-        check_sparse_structure(X)
-    except ValueError as exc:
-        _refuse(path, f"is corrupt: {exc}")
-    return X, arrays["y"]
-
-
-def _refuse_not_finite(path, header, arrays, bad):
-    """The message a text file's non-finite entry gets, with the cache's row for its line."""
-    name, at, value = bad
-    if name == "y":
-        _refuse(path, f"row {at + 1}: the label {value!r} is not finite (the cache is corrupt; "
-                      "run pegasos convert again)")
-    row = int(np.searchsorted(arrays["indptr"], at, side="right"))  # 1-based
-    feature = int(arrays["indices"][at]) + (0 if header["zero_based"] else 1)
-    _refuse(path, f"row {row}: the value {value!r} of feature {feature} is not finite (the "
-                  "cache is corrupt; run pegasos convert again)")
 
 
 # --- a stream of rows, for fit ------------------------------------------------------
@@ -916,53 +508,69 @@ class SVMLightStream:
             else int(holdout)
         self.n_iter_no_change = int(n_iter_no_change)
         if self.cache is not None:
-            if len(self.paths) == 1 and is_cache(self.paths[0]):
+            if self.is_cache_file():
                 raise ValueError(f"{self.paths[0]} is a cache already: give no cache")
             held = [os.fspath(holdout)] if isinstance(holdout, (str, os.PathLike)) else []
             _refuse_an_input(self.cache, self.paths + held)
 
     def rows(self):
-        """A :class:`RowSource` over the files, from their start."""
-        return RowSource(self)
+        """A :class:`RowSource` over the files (or the cache), from their start."""
+        return RowSource(_Files(self), self.buffer_rows)
+
+    def is_cache_file(self):
+        """Whether the stream is one cache file (``pegasos convert``'s)."""
+        return len(self.paths) == 1 and is_cache(self.paths[0])
+
+
+#: The share of the shuffle buffer that one round of a stream fit draws
+#: (:meth:`RowSource.draw_round`): the rows drawn are then replaced by the stream's next rows.
+STREAM_ROUND = 1 / 8
 
 
 class RowSource:
-    """The rows of a :class:`SVMLightStream`, taken a given number at a time, pass after
-    pass, the files watched for changes; it counts the rows and bytes read.
+    """The rows of a stream, as a fit takes them: a pass at a time, a shuffle buffer's round
+    at a time, or from the stream's cache once there is a complete one.
 
-    ``cached`` is ``(X, y)`` of the stream's cache once there is a complete one (from
-    the start for a cache file, or a fresh ``cache``; else once the first pass wrote
-    it).  ``skip`` rows at the start of every pass after the first are passed over
-    (the held-out rows, taken in the first).
+    It owns the storage: the blocks of a pass come from a ``reader`` (the files of a
+    :class:`SVMLightStream`, watched for changes and written to its cache as the first
+    pass reads them, or the blocks of a :class:`~pegasos.BlockStream`), and the fit sees
+    rows either way.  :meth:`draw_round` is the call a stream fit makes for each round:
+    ``STREAM_ROUND`` of the shuffle buffer drawn uniformly (the rows drawn in the round
+    before replaced first by the stream's next rows), or as many rows drawn uniformly
+    from all the rows of the cache once there is one.  :meth:`take` and
+    :meth:`blocks_of` read the rows in order; :meth:`hold_out` sets the first rows
+    apart.  It counts the rows and bytes read.
+
+    ``reader`` has ``name`` (how errors name the stream), ``width`` (the fit's, None
+    until known: a wider row taken is an error), ``cached`` (``(X, y)`` of a complete
+    cache from the start, or None), ``zero_based`` (how a text's indices were read),
+    ``blocks()`` (the ``(X, y, nbytes)`` of a new pass), ``part(X)`` (rows taken, as
+    the fit sees them), ``end_pass()`` (a cache the pass completed, or None) and
+    ``close()``.
     """
 
-    def __init__(self, stream):
-        self.stream = stream
+    def __init__(self, reader, buffer_rows):
+        self.reader, self.name, self.buffer_rows = reader, reader.name, buffer_rows
         self.started = time.perf_counter()
         self.rows_read = self.bytes_read = 0
         self.passes = 0  # passes completed
-        self.skip = self.cache_from = 0
-        self.cached = None
+        self.skip = self.cache_from = 0  # the held-out rows: passed over, in the rows and cache
+        self.cached = reader.cached
         self._blocks = None
         self._pending = None  # (X, y) of a block not all taken
-        self._seen = {}  # path: its record (_source_record) when the fit began
-        self._writer = None
-        self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
-        self.width = None  # the fit's, once known: a wider row taken is an error
-        self._path = None  # the file being read
-        paths, cache = stream.paths, stream.cache
-        if len(paths) == 1 and is_cache(paths[0]):
-            self.cached = load_cache(paths[0])
-            return
-        for path in paths:  # each file as the fit found it: later changes are errors
-            try:
-                self._seen[path] = _source_record(path)
-            except FileNotFoundError:
-                raise DataFormatError(path, None, "does not exist") from None
-        if cache is not None:
-            self.cached = _fresh_cache(cache, paths, self.indexing.given)
-            if self.cached is None:
-                self._writer = _CacheWriter(cache, self.indexing, np.float64)
+        self._buffer = None  # the shuffle buffer, (X, y)
+        self._drawn = None  # the buffer's slots drawn by the last round: refilled next
+
+    @property
+    def width(self):
+        """The fit's width, once known (:meth:`set_width`)."""
+        return self.reader.width
+
+    @property
+    def zero_based(self):
+        """Whether a text stream's indices were read as zero-based (settled by its first
+        block with a feature)."""
+        return self.reader.zero_based
 
     def hold_out(self, m):
         """The first ``m`` rows, ``(X, y)``, set apart: never taken again, nor drawn from
@@ -970,20 +578,123 @@ class RowSource:
         if self.cached is None:
             self.skip = m  # (first: a cache that this pass completes starts past them)
             held = self.take(m)
-            every = self.passes > 0 or self.exhausted()
+            every = held is None or self.passes > 0 or self.exhausted()
         else:
             X, y = self.cached
             self.cache_from = min(m, X.shape[0])
             held = rows_of(X, y, np.arange(self.cache_from), X.shape[1])
             every = self.cache_from == X.shape[0]
         if every:
-            raise ValueError(f"{self.stream.paths[0]}: holdout={m} takes every row of the "
-                             "stream: give fewer held-out rows")
+            raise ValueError(f"{self.name}: holdout={m} takes every row of the stream: give "
+                             "fewer held-out rows")
         return held
 
-    def cached_rows(self):
-        """The cache's rows past the held-out ones."""
-        return self.cached[0].shape[0] - self.cache_from
+    def fill(self):
+        """The shuffle buffer's first ``buffer_rows`` rows (of a cache: only their labels
+        are read): ``(width, labels)``, the width as wide as their widest row (a cache's:
+        its own)."""
+        if self.cached is not None:
+            X_all, y_all = self.cached
+            first = y_all[self.cache_from:self.cache_from + self.buffer_rows]
+            return X_all.shape[1], np.asarray(first, dtype=np.float64)
+        self._buffer = self.take(self.buffer_rows)
+        if self._buffer is None:
+            raise ValueError(f"{self.name}: no data: the stream has no rows to train on")
+        return self._buffer[0].shape[1], self._buffer[1]
+
+    def set_width(self, width):
+        """The fit's width: the buffer widened to it, and any row taken or drawn wider an
+        error."""
+        self.reader.width = width
+        if self._buffer is not None:
+            self._buffer = (stack_rows([self._buffer[0]], width), self._buffer[1])
+
+    def whole(self):
+        """The buffer ``(X, y)`` when it holds every row of the stream, else None."""
+        if self._buffer is not None and (self.passes or self.exhausted()):
+            return self._buffer
+        return None
+
+    def draw_round(self, rng, k, most):
+        """One round's draws: ``(X, y, idx)``, the rows (float64, the fit's width), their
+        labels, and ``idx`` the mini-batches' positions among them (``steps * k`` of
+        them, ``steps`` at most ``most``).
+
+        From the buffer: ``STREAM_ROUND`` of it, uniformly with replacement (first, the
+        slots the round before drew get the stream's next rows); from a complete cache:
+        as many rows, uniformly from all its rows past the held-out ones."""
+        if self._drawn is not None:
+            self._refill(self._drawn)
+            self._drawn = None
+        if self.cached is not None:
+            X_all, y_all = self.cached
+            share = int(min(self.buffer_rows, X_all.shape[0] - self.cache_from) * STREAM_ROUND)
+            steps = min(max(1, share // k), most)
+            idx = rng.integers(self.cache_from, X_all.shape[0], steps * k)
+            drawn, local = np.unique(idx, return_inverse=True)
+            X, y = rows_of(X_all, y_all, drawn, self.width)
+            return X, y, local.astype(np.int64)
+        X, y = self._buffer
+        steps = min(max(1, int(X.shape[0] * STREAM_ROUND) // k), most)
+        idx = rng.integers(0, X.shape[0], steps * k)
+        self._drawn = np.unique(idx)
+        return X, y, idx
+
+    def _refill(self, drawn):
+        """The buffer with the rows ``drawn`` replaced by the stream's next rows (none once
+        the first pass completed a cache: the next rounds draw from it)."""
+        X, y = self._buffer
+        new = self.take(len(drawn))
+        if self.cached is not None:
+            check_width(self.cached[0].shape[1], X.shape[1])
+            self._buffer = None
+            return
+        if new is None or new[0].shape[0] < len(drawn):  # the end of a pass: the next one
+            more = self.take(len(drawn) - (0 if new is None else new[0].shape[0]))
+            new = more if new is None else new if more is None else (
+                _stack([new[0], more[0]], X.shape[1]), np.concatenate([new[1], more[1]]))
+        if new is None:
+            return
+        keep = np.ones(X.shape[0], bool)
+        keep[drawn[:new[0].shape[0]]] = False
+        self._buffer = (_stack([X[keep], new[0]], X.shape[1]),
+                        np.concatenate([y[keep], new[1]]))
+
+    def progress(self, elapsed):
+        """The rows read, the rate, and whether the rounds draw from the cache, as a
+        verbose line says them."""
+        return (f"{self.rows_read} rows read ({self.bytes_read / max(elapsed, 1e-9) / 1e6:.1f} "
+                "MB/s)" + ("" if self.cached is None else ", drawing from the cache"))
+
+    def blocks_of(self, rows):
+        """The rows ``rows`` at a time, pass after pass, as ``(X, y, first, ends)``:
+        ``first`` the position of X's first row in its pass (0 at each pass's first
+        block), ``ends`` whether X's rows end the pass; from a complete cache, its rows a
+        slice at a time (float64 CSR)."""
+        position = 0
+        while True:
+            if self.cached is not None:
+                X_all, y_all = self.cached
+                start = self.cache_from
+                if X_all.shape[0] <= start:
+                    return
+                for lo in range(start, X_all.shape[0], rows):
+                    hi = min(X_all.shape[0], lo + rows)
+                    self.rows_read += hi - lo
+                    yield (sp.csr_matrix(X_all[lo:hi], dtype=np.float64),
+                           np.asarray(y_all[lo:hi], dtype=np.float64), lo - start,
+                           hi == X_all.shape[0])
+                continue
+            passes = self.passes
+            got = self.take(rows)
+            if got is None:  # a pass ended on a block boundary (or the stream has no rows)
+                if position == 0:
+                    return
+                position = 0
+                continue
+            ends = self.passes != passes or self.exhausted()  # these rows end the pass
+            yield got[0], got[1], position, ends
+            position = 0 if ends else position + got[0].shape[0]
 
     def close(self):
         """Close the file being read, and drop an unfinished cache's parts (a fit that
@@ -991,9 +702,7 @@ class RowSource:
         if self._blocks is not None:
             self._blocks.close()
             self._blocks = None
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        self.reader.close()
 
     def exhausted(self):
         """Whether the pass ends here: True once every row has been taken (it reads the
@@ -1007,10 +716,10 @@ class RowSource:
         return False
 
     def take(self, m):
-        """Up to ``m`` rows as ``(X, y)``: fewer (even none) at the end of a pass, after
-        which :meth:`take` starts the next."""
+        """Up to ``m`` rows as ``(X, y)``: fewer (even none: None) at the end of a pass,
+        after which :meth:`take` starts the next."""
         if self._blocks is None:
-            self._blocks = self._read_pass()
+            self._blocks = self.reader.blocks()
             to_skip = self.skip if self.passes else 0
             while to_skip and self._take_part(to_skip) is not None:  # the held-out rows
                 to_skip -= self._last
@@ -1023,7 +732,8 @@ class RowSource:
             got += self._last
         if not parts:
             return None
-        return stack_rows([X for X, _ in parts]), np.concatenate([y for _, y in parts])
+        return stack_rows([X for X, _ in parts], self.width), np.concatenate(
+            [y for _, y in parts])
 
     def _take_part(self, m):
         """At most ``m`` rows of the current block (reading the next when it is used up),
@@ -1036,39 +746,98 @@ class RowSource:
         part = self._last = min(m, X.shape[0])
         self._pending = None if part == X.shape[0] else (X[part:], y[part:])
         self.rows_read += part
-        rows = _own_width(X[:part])
+        return self.reader.part(X[:part]), y[:part]
+
+    def _next_block(self):
+        """The pass's next block with rows, or None when it ends (the next take starts
+        another)."""
+        while True:
+            block = next(self._blocks, None) if self._blocks is not None else None
+            if block is None:
+                self._blocks, self.passes = None, self.passes + 1
+                cached = self.reader.end_pass()
+                if cached is not None:  # the first pass completed the cache
+                    self.cached, self.cache_from = cached, self.skip
+                return None
+            X, y, nbytes = block
+            self.bytes_read += nbytes
+            if X.shape[0]:
+                return X, y
+
+
+def _stack(blocks, width):
+    for B in blocks:
+        check_width(B.shape[1], width)
+    return stack_rows(blocks, width)
+
+
+class _Files:
+    """The reader of a :class:`SVMLightStream`'s :class:`RowSource`: its files a block at a
+    time, watched for changes (a file that changes or vanishes during the fit is an
+    error), and written to the stream's cache by the first pass."""
+
+    def __init__(self, stream):
+        self.stream, self.name = stream, stream.paths[0]
+        self.indexing = _Indexing(stream.zero_based)  # (settled by the first pass)
+        self.width = None
+        self.cached = None
+        self._seen = {}  # path: its record (_source_record) when the fit began
+        self._writer = None
+        self._path = None  # the file being read
+        paths, cache = stream.paths, stream.cache
+        if stream.is_cache_file():
+            self.cached = load_cache(paths[0])
+            return
+        for path in paths:  # each file as the fit found it: later changes are errors
+            try:
+                self._seen[path] = _source_record(path)
+            except FileNotFoundError:
+                raise DataFormatError(path, None, "does not exist") from None
+        if cache is not None:
+            self.cached = _fresh_cache(cache, paths, self.indexing.given)
+            if self.cached is None:
+                self._writer = _CacheWriter(cache, self.indexing, np.float64)
+
+    @property
+    def zero_based(self):
+        return self.indexing.zero_based
+
+    def blocks(self):
+        """A pass's blocks ``(X, y, nbytes)``, each added to the cache being written."""
+        stream = self.stream
+        for path in stream.paths:
+            self._path = path
+            self._check_unchanged(path)
+            for X, y, nbytes in _file_blocks(path, stream.block_bytes, self.indexing):
+                self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
+                if self._writer is not None:
+                    self._writer.add(X, y)
+                yield X, y, nbytes
+            self._check_unchanged(path)
+
+    def part(self, X):
+        """Rows taken as wide as their own largest index (the width rule then depends on
+        the rows taken, never on where a block ends); wider than the fit's: an error."""
+        rows = _own_width(X)
         if self.width is not None and rows.shape[1] > self.width:
             raise ValueError(
                 f"{self._path}: a row is {rows.shape[1]} features wide, beyond the stream's "
                 f"n_features={self.width}: give n_features >= {rows.shape[1]} (pegasos "
                 "train: --n-features; by default, the width of the first buffer's rows)")
-        return rows, y[:part]
+        return rows
 
-    def _next_block(self):
-        """The pass's next block, or None when it ends (the next take starts another)."""
-        block = next(self._blocks, None)
-        if block is None:
-            self._blocks, self.passes = None, self.passes + 1
-            if self._writer is not None and self._writer.n_rows:  # the first pass is
-                self._writer.finish([self._seen[p] for p in self.stream.paths])  # complete
-                self.close()
-                self.cached, self.cache_from = load_cache(self.stream.cache), self.skip
+    def end_pass(self):
+        """The cache, once the first pass has written it whole (None before, and after)."""
+        if self._writer is None or not self._writer.n_rows:
             return None
-        X, y, nbytes = block
-        self.bytes_read += nbytes
-        if self._writer is not None:
-            self._writer.add(X, y)
-        return X, y
+        self._writer.finish([self._seen[p] for p in self.stream.paths])
+        self.close()
+        return load_cache(self.stream.cache)
 
-    def _read_pass(self):
-        stream = self.stream
-        for path in stream.paths:
-            self._path = path
-            self._check_unchanged(path)
-            for block in _file_blocks(path, stream.block_bytes, self.indexing):
-                self._check_unchanged(path)  # (a stat a block: nothing beside the parse)
-                yield block
-            self._check_unchanged(path)
+    def close(self):
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def _check_unchanged(self, path):
         try:
@@ -1088,32 +857,3 @@ def _own_width(X):
     if width == X.shape[1]:
         return X
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-
-
-def _fresh_cache(cache, paths, zero_based):
-    """``load_cache(cache)`` if it is a cache of ``paths`` not older than they are; None if
-    there is none (or a stale one, to be written again); an error for any other file."""
-    if not os.path.exists(cache):
-        return None
-    if not is_cache(cache):
-        raise CacheError(f"{cache}: is not a pegasos cache file; a stream's cache is never "
-                         "written over another file")
-    try:
-        with open(cache, "rb") as f:
-            header = _read_header(cache, f, os.fstat(f.fileno()).st_size)
-    except _OldCache:
-        return None  # (a stream's own cache of an older format: written again)
-    sources = header.get("sources")
-    made_of = [r.get("path") for r in sources if isinstance(r, dict)] \
-        if isinstance(sources, list) else None
-    if made_of != [os.path.abspath(p) for p in paths]:
-        raise CacheError(f"{cache}: is the cache of other files ({quote(made_of)}); give "
-                         "another cache path, or delete it")
-    if header.get("zero_based_given") != zero_based:
-        raise CacheError(f"{cache}: was made with zero_based={header.get('zero_based_given')!r}, "
-                         f"this stream reads its files with zero_based={zero_based!r}; "
-                         "give another cache path, or delete it")
-    try:
-        return load_cache(cache)
-    except _StaleCache:
-        return None  # written again by the first pass

@@ -4,8 +4,9 @@ Between the estimators (validation, the plan, fitted attributes) and the
 compiled code of :mod:`pegasos._numba` (arrays, numbers and named tuples of
 them): one module per algorithm family.
 
-* :mod:`.linear`: linear Pegasos -- :class:`~.linear.PegasosState`,
-  :func:`~.linear.fit_binary`, the distributed fit's steps;
+* :mod:`.linear`: linear Pegasos, a module per concern -- its state
+  (:class:`~.linear.PegasosState`), the in-memory driver (:func:`~.linear.fit_binary`),
+  the stream driver (:func:`~.linear.fit_stream`), the distributed fit's steps;
 * :mod:`.kernel_pegasos`: kernel Pegasos and the kernel Perceptron;
 * :mod:`.sbp`: the Stochastic Batch Perceptron;
 * :mod:`.working_set`: the working-set iteration of LIBSVM's dual (DualSVC and
