@@ -79,19 +79,34 @@ def test_a_budget_holding_every_row_gives_the_unbudgeted_model_bit_for_bit(spars
     X, y = _three_classes(70)
     X = sp.csr_matrix(np.where(np.abs(X) < 0.3, 0.0, X)) if sparse else X
     params = dict(C=3.0, gamma=0.5, n_epochs=3, batch_size=4, random_state=1)
-    plain = KernelPegasosClassifier(**params).fit(X, y)
-    for budget in (70, 1000):
-        held = KernelPegasosClassifier(**params, budget=budget).fit(X, y)
-        np.testing.assert_array_equal(held.dual_coef_, plain.dual_coef_)
-        np.testing.assert_array_equal(held.support_, plain.support_)
-        np.testing.assert_array_equal(held.intercept_, plain.intercept_)
+    for average in (0.5, False):  # (the default "auto" is 0.5 without a budget, False with)
+        plain = KernelPegasosClassifier(**params, average=average).fit(X, y)
+        for budget in (70, 1000):
+            held = KernelPegasosClassifier(**params, budget=budget, average=average).fit(X, y)
+            np.testing.assert_array_equal(held.dual_coef_, plain.dual_coef_)
+            np.testing.assert_array_equal(held.support_, plain.support_)
+            np.testing.assert_array_equal(held.intercept_, plain.intercept_)
+
+
+@pytest.mark.parametrize("make, unbudgeted", [(KernelPegasosClassifier, 0.5),
+                                              (KernelPerceptron, True)])
+def test_average_auto_is_the_last_iterate_with_a_budget_only(make, unbudgeted):
+    X, y = _three_classes(70)
+    params = dict(gamma=0.5, n_epochs=2, batch_size=4, random_state=1)
+    for budget, same in ((None, unbudgeted), (20, False)):
+        auto = make(**params, budget=budget).fit(X, y)
+        given = make(**params, budget=budget, average=same).fit(X, y)
+        other = make(**params, budget=budget, average=not same).fit(X, y)
+        np.testing.assert_array_equal(auto.dual_coef_, given.dual_coef_)
+        assert auto.dual_coef_.shape != other.dual_coef_.shape or not np.array_equal(
+            auto.dual_coef_, other.dual_coef_)
 
 
 def test_the_budgeted_solver_with_room_for_every_row_is_the_unbudgeted_model():
     """The budgeted solver itself (a budget one below the rows, never reached: fewer
     rows violate) against the solver without a budget: the same model up to rounding."""
     X, y = make_binary(n=80, d=4, seed=3)
-    params = dict(lam=0.05, gamma=0.5, n_iter=5, batch_size=8, random_state=2)
+    params = dict(lam=0.05, gamma=0.5, n_iter=5, batch_size=8, random_state=2, average=0.5)
     plain = KernelPegasosClassifier(**params).fit(X, y)
     held = KernelPegasosClassifier(**params, budget=79).fit(X, y)
     assert len(plain.support_) < 79

@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from pegasos import BlockStream, NystroemPegasosClassifier
 from pegasos.stream import SVMLightStream, convert
 
-from .naive import nystroem_map
+from .naive import nystroem_map, pegasos
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +147,68 @@ def test_bad_input_is_named(digits):
         clf.predict(X[:, :3])
 
 
-@parametrize_with_checks([NystroemPegasosClassifier(n_components=5, random_state=0)])
+@pytest.mark.parametrize("n_classes, average, dtype", [(2, 0.5, np.float64), (3, False, np.float64),
+                                                       (3, True, np.float32)])
+def test_the_landmark_solver_is_pegasos_on_the_mapped_rows(digits, n_classes, average, dtype):
+    """solver="landmark" against the NumPy reference: mini-batch Pegasos (the intercept a
+    regularised constant feature 1) on the mapped rows, drawn in the solver's order."""
+    import math
+
+    from pegasos._base import problem_seeds
+    from pegasos._landmark import chunk_rows, order_chunks
+
+    X, y = digits
+    keep = y < n_classes
+    X, y = X[keep].astype(dtype), y[keep]
+    k, T, lam, block_rows = 4, 60, 1e-2, 50
+    weights = {0: 1.0, 1: 2.0, 2: 0.5}
+    clf = NystroemPegasosClassifier(n_components=30, gamma=0.05, lam=lam, n_iter=T,
+                                    batch_size=k, average=average, class_weight=weights,
+                                    solver="landmark", block_rows=block_rows,
+                                    random_state=5).fit(X, y)
+    P = 1 if n_classes == 2 else n_classes
+    rng = np.random.default_rng(problem_seeds(5, P)[0])
+    order = np.concatenate(list(order_chunks(len(y), T * k, chunk_rows(block_rows, k), rng)))
+    Phi = nystroem_map(X, clf.components_, "rbf", gamma=0.05)
+    sw = np.array([weights[v] for v in y])
+    avg_from = (1 if average is True else None if average is False
+                else T - math.ceil(average * T) + 1)
+    positives = [1] if n_classes == 2 else range(n_classes)
+    for c, positive in enumerate(positives):
+        w, b = pegasos(Phi, np.where(y == positive, 1.0, -1.0), lam, order, k, sw=sw,
+                       bias_mode="augment", avg_from=avg_from)
+        tol = 1e-4 if dtype == np.float32 else 1e-9
+        np.testing.assert_allclose(clf.coef_[c], w, rtol=0, atol=tol * np.abs(w).max())
+        np.testing.assert_allclose(clf.intercept_[c], b, rtol=0, atol=tol * np.abs(w).max())
+    assert clf.n_iter_ == T and clf.coef_.dtype == np.float64
+
+
+def test_the_landmark_solver_learns_as_the_map_does_and_streams(digits):
+    X, y = digits
+    params = dict(n_components=100, gamma=0.05, lam=1e-4, random_state=0)
+    mapped = NystroemPegasosClassifier(**params, n_iter=20_000).fit(X[:450], y[:450])
+    landmark = NystroemPegasosClassifier(**params, n_iter=1_250, batch_size=16,
+                                         solver="landmark").fit(X[:450], y[:450])
+    assert landmark.score(X[450:], y[450:]) >= mapped.score(X[450:], y[450:]) - 0.03 > 0.85
+    # from a stream of blocks, with held-out rows; labels beyond the first buffer's refused
+    blocks = [(X[i:i + 64], y[i:i + 64]) for i in range(0, 450, 64)]
+    streamed = NystroemPegasosClassifier(**params, n_iter=1_250, batch_size=16,
+                                         solver="landmark", block_rows=64).fit(
+        BlockStream(blocks, buffer_rows=200, holdout=50, n_iter_no_change=20))
+    assert streamed.score(X[450:], y[450:]) > 0.85 and streamed.n_rows_read_ > 450
+    assert streamed.holdout_errors_.shape[1] == 2 and len(streamed.holdout_errors_) >= 1
+    late = [(X[:200][y[:200] != 9], y[:200][y[:200] != 9]), (X[200:450], y[200:450])]
+    with pytest.raises(ValueError, match=r"the labels \[9\] are not among the stream's classes"):
+        NystroemPegasosClassifier(**params, n_iter=1_000, batch_size=16, solver="landmark",
+                                  block_rows=64).fit(BlockStream(late, buffer_rows=150))
+    with pytest.raises(ValueError, match=r"'solver' parameter of NystroemPegasosClassifier must "
+                                         r"be a str among \{.*'landmark'.*\}"):
+        NystroemPegasosClassifier(solver="rows").fit(X, y)
+
+
+@parametrize_with_checks([NystroemPegasosClassifier(n_components=5, random_state=0),
+                          NystroemPegasosClassifier(n_components=5, solver="landmark",
+                                                    batch_size=4, random_state=0)])
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)
 

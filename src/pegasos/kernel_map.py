@@ -29,10 +29,12 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import PEGASOS_CONSTRAINTS, describe_lambda
+from . import _landmark
+from ._base import PEGASOS_CONSTRAINTS, check_two_classes, describe_lambda, loss_weights, make_plan
 from ._kernel_base import KERNELS, _kernel_args
 from ._memory import check_memory
 from ._numba import blocks as _blocks
@@ -104,6 +106,26 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
     lam, C, n_iter, n_epochs, batch_size, average, class_weight : see PegasosClassifier
         The linear SVM's (see :class:`~pegasos.PegasosClassifier`); a stream
         fit needs ``lam`` and ``n_iter``, not ``C`` or ``n_epochs``.
+    solver : {"map", "landmark"}, default="map"
+        ``"map"``: every row drawn is mapped, ``phi(x) = normalization_ @ k(x)``
+        (``m`` kernel values and an ``m x m`` product), and
+        :class:`~pegasos.PegasosClassifier` runs on the mapped rows.
+        ``"landmark"``: the same mini-batch Pegasos kept in the landmarks'
+        coefficients ``beta = normalization_ @ w`` (the weights ``w`` of the
+        mapped rows), so that a row costs its ``m`` kernel values only and a
+        mini-batch step one product with ``K_mm``'s pseudo-inverse: for many
+        components give a large ``batch_size`` (64 to 512), the step's ``m x
+        m`` product then shared by the batch.  Its rows are drawn by
+        consecutive permutations (a stream's: as read, each block shuffled),
+        each block's kernel rows one block of the engine; the intercept is the
+        weight of a constant feature 1, regularised (``PegasosClassifier``'s
+        ``intercept_mode="augment"``); ``coef_`` holds ``w``, as ``"map"``'s
+        does, and the iterates are linear Pegasos' on the mapped rows (to
+        rounding) for the same draws.  In memory prefer ``"map"`` (it maps each
+        row once; measured on 60,000 MNIST digits, 4,000 components: ``"map"``,
+        ``batch_size=1``, 1.74% test error in 184 s; ``"landmark"``,
+        ``batch_size=256``, 2.58% in 668 s, as its large batches take fewer
+        steps); the landmark solver is for streams read about once.
     block_rows : int, default=4096
         Rows mapped at a time (memory: ``block_rows * m`` values, twice).
     random_state : int, RandomState instance or None, default=None
@@ -169,6 +191,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         "landmarks": [StrOptions({"uniform", "kmeans"})],
         **{name: PEGASOS_CONSTRAINTS[name] for name in (
             "lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight")},
+        "solver": [StrOptions({"map", "landmark"})],
         "block_rows": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -177,8 +200,8 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
 
     def __init__(self, n_components=1000, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  landmarks="uniform", lam=None, C=None, n_iter=None, n_epochs=None,
-                 batch_size=1, average=0.5, class_weight=None, block_rows=4096,
-                 random_state=None, verbose=0, callback=None):
+                 batch_size=1, average=0.5, class_weight=None, solver="map",
+                 block_rows=4096, random_state=None, verbose=0, callback=None):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -192,6 +215,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.batch_size = batch_size
         self.average = average
         self.class_weight = class_weight
+        self.solver = solver
         self.block_rows = block_rows
         self.random_state = random_state
         self.verbose = verbose
@@ -239,7 +263,9 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
                              order="C", accept_large_sparse=True, reset=True)
         check_sparse_structure(X)
         check_classification_targets(y)
-        self._fit_map(X, what="training rows")
+        spectrum = self._fit_map(X, what="training rows")
+        if self.solver == "landmark":
+            return self._fit_landmark(X, y, spectrum)
         check_memory(8 * X.shape[0] * self.n_components,
                      f"the mapped training rows ({X.shape[0]} x {self.n_components} float64; "
                      "fit from a BlockStream to map them a block at a time)")
@@ -278,9 +304,108 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
         Z64 = np.array(self.components_, dtype=np.float64)
         K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
-        U, S, V = scipy.linalg.svd(K)
-        self.normalization_ = np.dot(U / np.sqrt(np.maximum(S, EIGEN_FLOOR)), V)
+        if self.solver == "landmark":  # symmetric: eigh, several times faster than an SVD
+            S, U = scipy.linalg.eigh(K, driver="evd")
+            V = U.T
+        else:  # scikit-learn's Nystroem's SVD, to rounding
+            U, S, V = scipy.linalg.svd(K)
+        S = np.maximum(S, EIGEN_FLOOR)
+        self.normalization_ = np.dot(U / np.sqrt(S), V)
         self._blocks_by_kind = {}
+        return U, S, V
+
+    def _fit_landmark(self, X, y, spectrum):
+        """``solver="landmark"`` on the rows X (validated) and labels y."""
+        classes = np.unique(y)
+        check_two_classes(classes)
+        sw = loss_weights(X, y, None, self.class_weight, classes)
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        plan = make_plan(lam=self.lam, C=self.C, n=X.shape[0], n_iter=self.n_iter,
+                         n_epochs=self.n_epochs, batch_size=self.batch_size,
+                         average=self.average, radius2=None, weights=sw,
+                         random_state=self.random_state, n_problems=n_problems)
+        rng = np.random.default_rng(plan.seeds[0])
+        order = _landmark.order_chunks(X.shape[0], plan.n_iter * plan.batch_size,
+                                       _landmark.chunk_rows(self.block_rows, plan.batch_size),
+                                       rng)
+        chunks = ((X[idx], y[idx], sw[idx]) for idx in order)
+        return self._set_landmark(classes, plan, spectrum, chunks)
+
+    def _fit_landmark_stream(self, raw, source, first, held, spectrum):
+        """``solver="landmark"`` on a stream's rows (its first buffer ``first`` read, the
+        held-out rows ``held`` set apart)."""
+        classes = np.unique(first[1]) if raw.classes is None else raw.classes
+        check_two_classes(classes)
+        if self.class_weight == "balanced":
+            raise ValueError("A stream fit takes no class_weight='balanced' (it needs the "
+                             "class counts of the whole stream): give a dict")
+        cw = np.ones(len(classes)) if self.class_weight is None else compute_class_weight(
+            self.class_weight, classes=classes, y=classes)
+        n_problems = 1 if len(classes) == 2 else len(classes)
+
+        def weights(y):
+            where = np.searchsorted(classes, y).clip(0, len(classes) - 1)
+            if not np.array_equal(classes[where], y):
+                new = np.setdiff1d(y, classes)[:3].tolist()
+                raise ValueError(f"{raw.name}: the labels {new} are not among the stream's "
+                                 f"classes {classes.tolist()} (those of its first buffer "
+                                 "unless given): give the stream classes")
+            return cw[where]
+
+        plan = make_plan(lam=self.lam, C=None, n=first[1].shape[0], n_iter=self.n_iter,
+                         n_epochs=None, batch_size=self.batch_size, average=self.average,
+                         radius2=None, weights=weights(first[1]),
+                         random_state=self.random_state, n_problems=n_problems)
+        rng = np.random.default_rng(plan.seeds[0])
+        size = _landmark.chunk_rows(self.block_rows, plan.batch_size)
+
+        def chunks():  # the first buffer shuffled, then the stream's rows, each chunk shuffled
+            X, y = first
+            order = rng.permutation(len(y))
+            for lo in range(0, len(y), size):
+                part = order[lo:lo + size]
+                yield X[part], y[part], weights(y[part])
+            empty = False
+            while True:
+                got = source.take(size)
+                if got is None:  # a pass's end: the next take starts another
+                    if empty:
+                        return
+                    empty = True
+                    continue
+                empty = False
+                part = rng.permutation(len(got[1]))
+                yield got[0][part], got[1][part], weights(got[1][part])
+
+        monitor = None
+        if held is not None:
+            weights(held[1])
+            monitor = _landmark.HoldoutMonitor(self._kernel_rows(held[0]), held[1], classes,
+                                               raw.n_iter_no_change)
+        return self._set_landmark(classes, plan, spectrum, chunks(), monitor)
+
+    def _set_landmark(self, classes, plan, spectrum, chunks, holdout=None):
+        """The landmark solver's fit over ``chunks``, as this estimator's model."""
+        check_memory(8 * 3 * self.n_components * (self.n_components + len(classes))
+                     + 8 * self.block_rows * self.n_components * 2,
+                     f"the landmark solver's matrices ({self.n_components} x "
+                     f"{self.n_components} float64, three) and a block of kernel rows")
+        coef, intercept, t = _landmark.fit(self, chunks, classes, plan,
+                                           _landmark.Spectrum(*spectrum, self.components_.dtype),
+                                           self._kernel_rows,
+                                           holdout)
+        self.classes_, self.coef_, self.intercept_ = classes, coef, intercept
+        self.lam_, self.n_iter_, self.t_ = plan.lam, t, t
+        if holdout is not None:
+            self.holdout_errors_ = np.array(holdout.errors, dtype=np.float64).reshape(-1, 2)
+        return self
+
+    def _kernel_rows(self, X):
+        """K(X, components_) (n, m), C-contiguous, in the components' dtype."""
+        X = X if X.dtype == self.components_.dtype else X.astype(self.components_.dtype)
+        X, block = self._as_wide(X)
+        return np.ascontiguousarray(_kernel_rows(X, block, self._kern(),
+                                                 self.components_.dtype).T)
 
     def _kern(self):
         return kernel_of(KERNELS[self.kernel], self.gamma_, self.coef0, self.degree)
@@ -297,8 +422,12 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         first = source.take(raw.buffer_rows)
         if first is None:
             raise ValueError(f"{raw.name}: no data: the stream has no rows to train on")
-        self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
-                                     f"(buffer_rows={raw.buffer_rows})")
+        spectrum = self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
+                                                f"(buffer_rows={raw.buffer_rows})")
+        if self.solver == "landmark":
+            self._fit_landmark_stream(raw, source, first, held, spectrum)
+            self.n_rows_read_ = source.rows_read
+            return self
         pending = [first]
 
         def mapped():  # one pass of the mapped rows: the first buffer, then the rest
@@ -329,22 +458,28 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         n, m = X.shape[0], self.n_components
         dtype = self.components_.dtype
         out = np.empty((n, m), out_dtype)
+        X, block = self._as_wide(X)
+        norm_T = np.ascontiguousarray(self.normalization_.T, dtype=dtype)
+        for lo in range(0, n, self.block_rows):
+            part = X[lo:lo + self.block_rows]
+            K = _kernel_rows(part, block, self._kern(), dtype)  # (m, rows)
+            out[lo:lo + part.shape[0]] = K.T @ norm_T
+        return out
+
+    def _as_wide(self, X):
+        """Rows X as wide as the landmarks (a stream's sparse rows are as wide as their
+        largest index) and the landmarks' engine block for their kind."""
         dense, d = not sp.issparse(X), self.n_features_in_
-        if not dense and X.shape[1] != d:  # a stream's sparse rows: as wide as their largest index
+        if not dense and X.shape[1] != d:
             if X.shape[1] > d:
                 raise ValueError(f"a row is {X.shape[1]} features wide, beyond the landmarks' "
                                  f"{d} (by default the first buffer's width): give the "
                                  f"stream n_features >= {X.shape[1]}")
-            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(n, d))
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
         block = self._blocks_by_kind.get(dense)
         if block is None:
             block = self._blocks_by_kind[dense] = _landmark_block(self.components_, dense)
-            self._norm_T = np.ascontiguousarray(self.normalization_.T, dtype=dtype)
-        for lo in range(0, n, self.block_rows):
-            part = X[lo:lo + self.block_rows]
-            K = _kernel_rows(part, block, self._kern(), dtype)  # (m, rows)
-            out[lo:lo + part.shape[0]] = K.T @ self._norm_T
-        return out
+        return X, block
 
     def _checked(self, X):
         check_is_fitted(self, "coef_")
@@ -385,13 +520,16 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
             ``transform(X) @ coef_.T + intercept_`` (one column for two classes,
-            raveled), as :meth:`pegasos.PegasosClassifier.decision_function`.
+            raveled), as :meth:`pegasos.PegasosClassifier.decision_function`,
+            computed as ``K(X, components_) @ (normalization_.T @ coef_.T)``: a
+            row costs its ``m`` kernel values, not an ``m x m`` product.
         """
         X = self._checked(X)
         scores = np.empty((X.shape[0], self.coef_.shape[0]))
+        beta = self.normalization_.T @ self.coef_.T  # (m, P): a row costs its kernel values
         for lo in range(0, X.shape[0], self.block_rows):
-            F = self._map(X[lo:lo + self.block_rows], np.float64)
-            scores[lo:lo + F.shape[0]] = F @ self.coef_.T + self.intercept_
+            K = self._kernel_rows(X[lo:lo + self.block_rows])
+            scores[lo:lo + K.shape[0]] = K @ beta + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):

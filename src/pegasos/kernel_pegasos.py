@@ -4,9 +4,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import PEGASOS_CONSTRAINTS, check_exclusive_params, describe_lambda, make_plan
-from ._budget import BUDGET_CONSTRAINTS, has_budget
+from ._budget import BUDGET_CONSTRAINTS, average_of, has_budget
 from ._kernel_base import _documented, _KernelClassifier, _ResponseSolver
-from ._sklearn_private import _fit_context
+from ._sklearn_private import StrOptions, _fit_context
 from ._solvers import kernel_pegasos as _kp
 
 
@@ -72,8 +72,10 @@ class KernelPegasosClassifier(_ResponseSolver):
     projection : bool, default=True
         Project onto the ball of radius :math:`\sqrt{\bar s/\lambda}` after
         each step (the paper's optional step).
-    average : bool or float in (0, 1], default=0.5
+    average : bool, float in (0, 1] or "auto", default="auto"
         Last iterate, average of all iterates, or of the last fraction.
+        ``"auto"``: the last half (0.5) without a ``budget``, the last iterate
+        with one (see ``budget``).
     fit_intercept : bool, default=True
         Adds ``intercept_scaling**2`` to the kernel (a constant feature of the
         feature map, regularised like the rest, as LIBLINEAR's ``-B``).
@@ -131,12 +133,13 @@ class KernelPegasosClassifier(_ResponseSolver):
         **_KernelClassifier._parameter_constraints,
         **PEGASOS_CONSTRAINTS,
         **BUDGET_CONSTRAINTS,
+        "average": [*PEGASOS_CONSTRAINTS["average"], StrOptions({"auto"})],
     }
 
     def __init__(
         self, lam=None, *, C=None, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
         n_iter=None, n_epochs=None, batch_size=16, sampling="uniform", projection=True,
-        average=0.5, fit_intercept=True, intercept_scaling=1.0, class_weight=None,
+        average="auto", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
         cache_size=200.0, random_state=None,
         probability=False, callback=None, budget=None, budget_strategy="merge",
     ):
@@ -215,7 +218,7 @@ class KernelPegasosClassifier(_ResponseSolver):
         """Budget: 10/lambda examples drawn by default (each iteration costs k columns)."""
         return make_plan(
             lam=self.lam, C=self.C, n=n, n_iter=self.n_iter, n_epochs=self.n_epochs,
-            batch_size=self.batch_size, average=self.average, radius2=None,
+            batch_size=self.batch_size, average=average_of(self, 0.5), radius2=None,
             projection=self.projection, weights=weights, random_state=self.random_state,
             n_problems=1, default="examples",
         )
