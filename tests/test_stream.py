@@ -746,7 +746,7 @@ def test_the_command_line_streams_with_a_cache_and_a_holdout_and_keeps_no_model_
     assert re.search(r"cannot write the cache .*there is no folder", capsys.readouterr().err)
     model.unlink()
 
-    import pegasos.cli as cli
+    import pegasos.cli.train_stream as cli
 
     class Meddling(cli.Progress):
         def __call__(self, report):
