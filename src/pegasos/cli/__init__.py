@@ -19,6 +19,13 @@ that the chosen solver does not take), 130 when interrupted.  Labels are
 read as LIBSVM reads them: any numbers, each distinct value a class.
 Warnings (a tolerance not reached) are one line ``pegasos: warning: ...`` on
 stderr.
+
+One line of work, as LIBLINEAR's ``train.c``: parse the command line (here), check
+the files it names (here, before anything heavy loads), then the command's module:
+:mod:`.options` (what each solver takes and why not, the solver-dependent defaults),
+:mod:`.build` (the estimator the options describe), :mod:`.train` and
+:mod:`.train_stream`, :mod:`.predict`, :mod:`.info`, :mod:`.formats` (export, import,
+convert), :mod:`.compile`, :mod:`.demo`.
 """
 
 import argparse
