@@ -59,7 +59,7 @@ _COMPILES = textwrap.dedent(
     from sklearn.datasets import load_digits
     from pegasos import KernelPegasosClassifier
     from pegasos._solvers import gram
-    from pegasos.cli import _compile_events
+    from pegasos.cli.compile import _compile_events
 
     gram.GRAM_ROWS = 0  # the engine's parallel functions (700 rows: its threads)
     X, y = load_digits(return_X_y=True)
@@ -188,7 +188,7 @@ def test_read_only_input_and_index_views_compile_nothing_new(tmp_path):
     from pegasos._numba import kernels as kern
     from pegasos._rows import as_rows
     from pegasos._solvers import engine
-    from pegasos.cli import _compile_events
+    from pegasos.cli.compile import _compile_events
 
     X, y = make_binary(n=120, d=5, seed=50)
     np.save(tmp_path / "X.npy", X)
@@ -277,7 +277,7 @@ _DRAWS = textwrap.dedent(
     import json
     from sklearn.datasets import load_digits
     from pegasos import SBPClassifier
-    from pegasos.cli import _compile_events
+    from pegasos.cli.compile import _compile_events
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:300] / 16.0, y[:300] % 2

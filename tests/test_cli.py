@@ -291,11 +291,11 @@ def test_demo_json(dataset, capsys, tmp_path):
 def test_demo_table(capsys, tmp_path, monkeypatch):
     """The default demo (the generated set, here at smaller sizes) prints both comparisons
     and draws its figure where it is asked to."""
-    import pegasos.demo
+    import pegasos.cli.demo
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(pegasos.demo, "SIZES", (2_000, 6_000))
-    monkeypatch.setattr(pegasos.demo, "N_TEST", 2_000)
+    monkeypatch.setattr(pegasos.cli.demo, "SIZES", (2_000, 6_000))
+    monkeypatch.setattr(pegasos.cli.demo, "N_TEST", 2_000)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "generated sparse rows" in out and "Pegasos' certificate on 6,000 rows" in out
@@ -310,11 +310,11 @@ def test_demo_generated_json(capsys, tmp_path, monkeypatch):
     and DualSVC's model SVC's on digits."""
     from sklearn.svm import LinearSVC
 
-    import pegasos.demo
+    import pegasos.cli.demo
     from pegasos.objective import duality_gap
 
-    monkeypatch.setattr(pegasos.demo, "SIZES", (2_000, 6_000))
-    monkeypatch.setattr(pegasos.demo, "N_TEST", 2_000)
+    monkeypatch.setattr(pegasos.cli.demo, "SIZES", (2_000, 6_000))
+    monkeypatch.setattr(pegasos.cli.demo, "N_TEST", 2_000)
     lam = 1e-4
     assert main(["demo", "--json", "--no-plot", "--lam", str(lam)]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -324,7 +324,7 @@ def test_demo_generated_json(capsys, tmp_path, monkeypatch):
     assert all(r["test_error"] < 0.3 for r in summary["results"])
     assert {k: len(v) for k, v in summary["curves"].items()} == {
         "pegasos": 5, "liblinear": 4, "sgd": 3}
-    X, y = pegasos.demo.generate(6_000 + 2_000, 0)
+    X, y = pegasos.cli.demo.generate(6_000 + 2_000, 0)
     exact = LinearSVC(C=1 / (lam * 6_000), loss="hinge", tol=1e-8, max_iter=100_000).fit(
         X[:6_000], y[:6_000])
     p_star = duality_gap(X[:6_000], y[:6_000], exact.coef_.ravel(), exact.intercept_[0],

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from pegasos import (
+    DualSVC,
     KernelPegasosClassifier,
     KernelPerceptron,
     PegasosClassifier,
@@ -154,8 +155,8 @@ def test_one_table_names_every_kernel_everywhere():
     model files accept, and every formula above is tested (KERNEL_CASES) for each of its
     kernels but the given matrix."""
     from pegasos import DualSVC, interchange
-    from pegasos import cli as cli_module
     from pegasos._numba.codes import KERNEL_TABLE
+    from pegasos.cli import options as cli_module
     from pegasos.kernel import KERNELS
 
     names = [k.name for k in KERNEL_TABLE]
@@ -984,3 +985,34 @@ def test_a_small_fit_and_its_prediction_never_reach_the_blocked_engine(layout, m
     assert len(kp_steps.signatures) == 1
     sigs = sbp_steps.signatures
     assert len(sigs) == len({sig[2] for sig in sigs}) <= 2
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("make", [
+    lambda: KernelPegasosClassifier(kernel="rbf", gamma=0.3, n_iter=200, random_state=0),
+    lambda: SBPClassifier(kernel="poly", gamma=0.5, coef0=1.0, degree=2, n_iter=200,
+                          random_state=0),
+    lambda: KernelPerceptron(kernel="sigmoid", gamma=0.1, coef0=0.5, random_state=0),
+    lambda: DualSVC(kernel="rbf", gamma=0.3),
+])
+def test_a_reports_decision_values_are_the_kernel_expansion_of_its_coefficients(make, sparse):
+    """``_report_scores`` (the command line's test error while a kernel fit runs: the
+    estimator's kernel, not a second implementation) is ``K(X, X_train[support]) @ coef +
+    intercept`` of each report, by scikit-learn's kernels."""
+    X, y = make_binary(n=80, d=6, seed=3)
+    X_test, _ = make_binary(n=30, d=6, seed=4)
+    if sparse:
+        X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
+    reports = []
+    est = make().set_params(callback=reports.append)
+    est.fit(X, y)
+    assert reports
+    kernel = dict(metric=est.kernel, filter_params=True, gamma=est.gamma_, coef0=est.coef0,
+                  degree=est.degree)
+    for report in reports[-3:]:
+        support = np.flatnonzero(report.coef)
+        expected = np.full(X_test.shape[0], report.intercept)
+        if support.size:
+            expected += pairwise_kernels(X_test, X[support], **kernel) @ report.coef[support]
+        np.testing.assert_allclose(est._report_scores(X_test, report, X_train=X), expected,
+                                   rtol=1e-10, atol=1e-10)

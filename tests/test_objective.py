@@ -95,7 +95,7 @@ def test_relative_gap_is_infinite_without_a_positive_dual():
 @pytest.mark.parametrize("module", ["pegasos.objective", "pegasos.datasets", "pegasos.interchange",
                                     "pegasos.kernel_pegasos", "pegasos.perceptron", "pegasos.sbp",
                                     "pegasos.linear", "pegasos._base",
-                                    "pegasos.model_io", "pegasos.plotting", "pegasos.demo",
+                                    "pegasos.model_io", "pegasos.plotting", "pegasos.cli.demo", "pegasos._stream_params",
                                     "pegasos.dask_backend", "pegasos._files", "pegasos._rows",
                                     "pegasos._memory", "pegasos.stream", "pegasos._cache", "pegasos.svc",
                                     "pegasos.svr", "pegasos.one_class",

@@ -520,6 +520,29 @@ def test_stream_fits_refuse_what_they_cannot_do(tmp_path):
         PegasosClassifier(lam=0.1, n_iter=50).fit(narrow)
 
 
+@pytest.mark.parametrize("name, value", [
+    ("lam", None), ("n_epochs", 2.0), ("warm_start", True), ("tol", 1e-3),
+    ("track_objective", True), ("probability", True), ("init", "random"),
+    ("class_weight", "balanced"), ("sampling", "cyclic")])
+def test_one_table_says_what_a_stream_fit_refuses(tmp_path, name, value):
+    """Each row of the library's table (``_stream_params.STREAM_REFUSALS``) is what
+    PegasosClassifier's stream fit refuses, named as the table names it; the command
+    line's --stream checks (``cli.options.STREAM_NEEDS``) are rows of the same table."""
+    from pegasos._stream_params import STREAM_REFUSALS, stream_refusals
+    from pegasos.cli.options import STREAM_NEEDS
+    from pegasos.stream import SVMLightStream
+
+    assert set(STREAM_NEEDS) <= {row[0] for row in STREAM_REFUSALS}
+    path, _, _ = _stream_file(tmp_path)
+    est = PegasosClassifier(lam=0.1, n_iter=5).set_params(**{name: value})
+    if name == "n_epochs":
+        est.set_params(n_iter=None)
+    refused = stream_refusals(est.get_params())
+    assert list(refused) == [name]
+    with pytest.raises(ValueError, match=re.escape(f"A stream fit takes no {refused[name]};")):
+        est.fit(SVMLightStream(str(path), buffer_rows=50))
+
+
 def test_the_command_line_trains_from_a_stream(tmp_path, capsys):
     path, X, y = _stream_file(tmp_path, n=3000)
     model = tmp_path / "s.model"
@@ -743,7 +766,7 @@ def test_the_command_line_streams_with_a_cache_and_a_holdout_and_keeps_no_model_
     assert re.search(r"cannot write the cache .*there is no folder", capsys.readouterr().err)
     model.unlink()
 
-    import pegasos.cli as cli
+    import pegasos.cli.train_stream as cli
 
     class Meddling(cli.Progress):
         def __call__(self, report):

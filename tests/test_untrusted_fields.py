@@ -317,7 +317,7 @@ def test_the_command_line_refuses_many_one_vs_one_pairs_before_listing_them(tmp_
     path.write_text("".join(f"{i} 1:{i % 7}\n" for i in range(20_000)))
     assert main(["train", "-q", "-s", "svc", str(path), str(tmp_path / "m.model")]) == 1
     assert "199990000 one-vs-one problems" in capsys.readouterr().err
-    from pegasos.cli import _Pairs
+    from pegasos.cli.train import _Pairs
 
     pairs = _Pairs(np.array([1, 2, 3, 4]))
     assert [pairs[p] for p in range(len(pairs))] == list(pairs) == [

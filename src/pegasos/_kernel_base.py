@@ -322,6 +322,22 @@ class _KernelModel(BaseEstimator):
                                        self._kargs)
         return products + bias2 * coef.sum(axis=1)
 
+    def _report_scores(self, X, report, X_train):
+        """The decision values on X of a fit's :class:`Report` (its ``coef`` over the
+        training rows ``X_train``, its ``intercept``), while the fit runs: the kernel of
+        :meth:`decision_function`, against the report's support vectors (the command
+        line's test error during training)."""
+        support = np.flatnonzero(report.coef)
+        scores = np.full(X.shape[0], report.intercept)
+        if support.size and self.kernel == "precomputed":  # X: K(rows, training rows)
+            scores += X[:, support] @ report.coef[support]
+        elif support.size:
+            A, B = compact_columns(X, X_train[support])
+            coef = np.ascontiguousarray(report.coef[support][None, :], dtype=np.float64)
+            scores += decision_values(as_rows(A, A.dtype), as_rows(B, B.dtype), coef,
+                                      self._kargs)[:, 0]
+        return scores
+
 
 class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
     """Kernel parameters, one-vs-rest, support vectors and prediction."""

@@ -45,6 +45,7 @@ from ._solvers.linear import (
     set_fitted,
     warn_unconverged,
 )
+from ._stream_params import stream_refusals
 from .block_stream import BlockStream
 from .datasets import load_svmlight
 from .objective import finite_gap
@@ -396,15 +397,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         """:meth:`fit` on a :class:`~pegasos.stream.SVMLightStream` or a
         :class:`~pegasos.BlockStream` (see their docstrings)."""
         unsupported = {"y": y is not None, "sample_weight": sample_weight is not None,
-                       "C (it sets lam = 1 / (C n), and a stream's n is not known before it "
-                       "is read): give lam": self.lam is None,
-                       "n_epochs (a stream's length is not known before it is read): give "
-                       "n_iter": self.n_epochs is not None,
-                       "warm_start": self.warm_start, "tol": self.tol is not None,
-                       "track_objective": self.track_objective,
-                       "probability=True": self.probability, "init='random'": self.init != "zero",
-                       "class_weight='balanced'": self.class_weight == "balanced",
-                       f"sampling={self.sampling!r}": self.sampling != "uniform"}
+                       **dict.fromkeys(stream_refusals(self.get_params()).values(), True)}
         for name, used in unsupported.items():
             if used:
                 raise ValueError(f"A stream fit takes no {name}; a stream holds its labels and "

@@ -15,7 +15,7 @@
 
 Examples
 --------
->>> from pegasos.demo import run_demo
+>>> from pegasos.cli.demo import run_demo
 >>> summary = run_demo("breast_cancer", seed=0)
 >>> sorted(r["solver"] for r in summary["results"])[:2]
 ['liblinear (exact, tol=1e-6)', 'pegasos']
@@ -23,10 +23,26 @@ Examples
 'digits (10 classes)'
 """
 
+import statistics
+import sys
 import time
 import warnings
 
-from ._progress import CHECKS_FOR_PLOT, Progress
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+
+from .._progress import CHECKS_FOR_PLOT, Progress
+from ..linear import PegasosClassifier
+from ..objective import duality_gap
+from ..plotting import _write, plot_training
+from ..svc import DualSVC
+from ._common import _print_json
 
 #: The generated set: training rows at each size (the test rows are separate), features,
 #: stored values a row (each row of unit norm), the label noise, and lambda.
@@ -39,9 +55,6 @@ GENERATED_LAM = 1e-5
 
 
 def _load_demo(name):
-    import numpy as np
-    from sklearn.datasets import load_breast_cancer, load_digits
-
     if name == "breast_cancer":
         X, y = load_breast_cancer(return_X_y=True)
         return X, np.where(y == 1, 1.0, -1.0), "breast cancer (malignant vs benign)"
@@ -81,13 +94,6 @@ def run_demo(dataset="generated", lam=None, seed=0, plot=None):
 
 def _run_bundled(dataset, lam, seed, plot):
     """Pegasos and its peers on a bundled data set, one row per solver."""
-    from sklearn.linear_model import SGDClassifier
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-
-    from .linear import PegasosClassifier
-
     X, y, title = _load_demo(dataset)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, random_state=seed, stratify=y
@@ -140,12 +146,6 @@ REPEATS = 3
 def _fit_and_score(name, est, X_train, y_train, X_test, y_test, lam):
     """Fit one solver; its warm fit time (median of :data:`REPEATS` fits after a first,
     untimed one), the first fit's time, test accuracy and objective (LIBLINEAR's, bias B = 1)."""
-    import statistics
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    from .objective import duality_gap
-
     seconds = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -163,12 +163,6 @@ def _fit_and_score(name, est, X_train, y_train, X_test, y_test, lam):
 
 def _plot_demo(peg, lam, seed, X_train, y_train, X_test, y_test, path, title):
     """Trace the same Pegasos run (objective, certified bound, test error) and draw it."""
-    import numpy as np
-    from sklearn.exceptions import ConvergenceWarning
-
-    from .linear import PegasosClassifier
-    from .plotting import plot_training
-
     progress = Progress(0, True, X_test, y_test, np.array([-1.0, 1.0]))
     plan = peg.plan_
     with warnings.catch_warnings():
@@ -185,9 +179,6 @@ def generate(n, seed=0):
     """A sparse linear problem: ``n`` rows of :data:`NNZ_PER_ROW` positive values at random
     features (each row of unit norm), labels the sign of a planted model plus Gaussian noise
     (:data:`NOISE`); returns ``(X, y)`` with X a CSR matrix of :data:`N_FEATURES` columns."""
-    import numpy as np
-    import scipy.sparse as sp
-
     rng = np.random.default_rng(seed)
     w = rng.normal(size=N_FEATURES)
     indices = np.sort(rng.integers(0, N_FEATURES, size=(n, NNZ_PER_ROW)), axis=1)
@@ -202,8 +193,6 @@ def generate(n, seed=0):
 
 def _timed(est, X, y, X_test, y_test):
     """One fit's seconds and test error (convergence warnings of budgeted fits ignored)."""
-    from sklearn.exceptions import ConvergenceWarning
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tic = time.perf_counter()
@@ -214,11 +203,6 @@ def _timed(est, X, y, X_test, y_test):
 
 def _linear_solvers(lam, n, seed):
     """The three solvers at their defaults for lambda on n rows (LIBLINEAR's C = 1/(lam n))."""
-    from sklearn.linear_model import SGDClassifier
-    from sklearn.svm import LinearSVC
-
-    from .linear import PegasosClassifier
-
     return {"pegasos": PegasosClassifier(lam=lam, random_state=seed),
             "liblinear": LinearSVC(C=1 / (lam * n), loss="hinge", max_iter=10_000),
             "sgd": SGDClassifier(alpha=lam, random_state=seed)}
@@ -226,11 +210,6 @@ def _linear_solvers(lam, n, seed):
 
 def _run_generated(lam, seed, plot):
     """The linear comparison on the generated set: sizes, curves and the certificate."""
-    from sklearn.linear_model import SGDClassifier
-    from sklearn.svm import LinearSVC
-
-    from .linear import PegasosClassifier
-
     X_all, y_all = generate(SIZES[-1] + N_TEST, seed)
     X_test, y_test = X_all[SIZES[-1]:], y_all[SIZES[-1]:]
     _timed(PegasosClassifier(lam=lam, n_iter=10), X_all[:100], y_all[:100], X_test, y_test)
@@ -277,10 +256,9 @@ NAMES = {"pegasos": "Pegasos", "liblinear": "LIBLINEAR (LinearSVC)", "sgd": "SGD
 
 def _plot_generated(summary, path):
     """Test error against time on the largest set; fit time against the rows."""
+    # matplotlib loads only to draw (0.6 s by -X importtime): --no-plot and print_demo need none of it
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-
-    from .plotting import _write
 
     fig = Figure(figsize=(12, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
@@ -302,13 +280,6 @@ def _plot_generated(summary, path):
 
 def _run_kernel(seed):
     """DualSVC against SVC on digits (10 classes): times, accuracy, agreement."""
-    import numpy as np
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-    from sklearn.svm import SVC
-
-    from .svc import DualSVC
-
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X / 16, y, test_size=0.3,
                                                         random_state=seed, stratify=y)
@@ -418,3 +389,15 @@ def _print_bundled(summary, out):
         "the first run after installing, compiling it).",
         file=out,
     )
+
+
+def run(args, parser):
+    """``pegasos demo``: :func:`run_demo`, its summary printed (or as JSON)."""
+    if args.lam is not None and not args.lam > 0:
+        parser.error(f"--lam must be > 0; got {args.lam}")
+    summary = run_demo(args.dataset, args.lam, args.seed, None if args.no_plot else args.plot)
+    if args.json:
+        _print_json(summary)
+    else:
+        print_demo(summary, sys.stdout)
+    return 0
