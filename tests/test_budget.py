@@ -3,6 +3,7 @@ BSGD): the budget's maintenance against tests/naive.py, the unbudgeted model whe
 budget holds every row, fits from a stream and online, bad input, bounded memory."""
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,62 @@ def test_a_budgeted_model_with_merged_points_saves_and_loads(tmp_path):
     with pytest.raises(ValueError, match="partial_fit continues a budgeted fit made in this "
                                          "process, and this model holds none"):
         loaded.partial_fit(X, y)
+
+
+def test_the_command_line_trains_budgets_and_the_landmark_solver(tmp_path, capsys):
+    """train --budget (in memory and --stream), info's budget, a budgeted stream model that
+    loads and predicts, --map-solver landmark; the options' misuse named."""
+    import json
+
+    from sklearn.datasets import load_digits
+
+    from pegasos import NystroemPegasosClassifier, load_model
+    from pegasos.cli import main
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    train, test = str(tmp_path / "tr.svm"), str(tmp_path / "te.svm")
+    dump_svmlight_file(X[:600], y[:600], train)
+    dump_svmlight_file(X[600:900], y[600:900], test)
+    model, streamed, mapped = (str(tmp_path / n) for n in ("m", "s", "l"))
+    kernel = ["-g", "0.05", "-l", "1e-4", "-k", "4"]
+    assert main(["train", "-s", "kernel-pegasos", "--budget", "40", *kernel, "--epochs", "1",
+                 "-q", train, model]) == 0
+    est = load_model(model)
+    ref = KernelPegasosClassifier(budget=40, gamma=0.05, lam=1e-4, batch_size=4, n_epochs=1,
+                                  random_state=0).fit(*load_svmlight_arrays(train))
+    np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)  # (average "auto": last)
+    assert main(["info", "--json", model]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["budget"] == {"budget": 40, "strategy": "merge"}
+    assert main(["train", "-s", "kernel-pegasos", "--budget", "40", "--budget-strategy",
+                 "remove", *kernel, "--iter", "300", "--stream", "--json", train,
+                 streamed]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["iterations"] == 300 and summary["rows_read"] >= 1200
+    back = load_model(streamed)
+    assert back.budget_strategy == "remove" and len(back.support_) <= 40
+    assert main(["predict", test, streamed, str(tmp_path / "out")]) == 0
+    assert main(["train", "--map", "nystroem", "--map-solver", "landmark", "--components", "50",
+                 *kernel, "--iter", "500", "-q", train, mapped]) == 0
+    ref = NystroemPegasosClassifier(50, gamma=0.05, lam=1e-4, batch_size=4, n_iter=500,
+                                    solver="landmark", random_state=0).fit(
+        *load_svmlight_arrays(train))
+    np.testing.assert_array_equal(load_model(mapped).coef_, ref.coef_)
+    capsys.readouterr()
+    for args, message in (
+            (["-s", "svc", "--budget", "5"], "--budget does not apply to -s svc"),
+            (["-s", "kernel-pegasos", "--budget-strategy", "remove"],
+             "--budget-strategy needs --budget"),
+            (["--map-solver", "landmark"], "--map-solver are options of --map nystroem"),
+            (["-s", "kernel-pegasos", "--budget", "0"], r"--budget \(budget\) must be an int")):
+        with pytest.raises(SystemExit):
+            main(["train", *args, train, model])
+        assert re.search(message, capsys.readouterr().err)
+
+
+def load_svmlight_arrays(path):
+    from pegasos.datasets import load_svmlight
+
+    X, y = load_svmlight(path)[:2]
+    return X, y

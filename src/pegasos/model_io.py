@@ -595,8 +595,9 @@ def _assemble_sparse(arrays, refuse):
 
 #: Fitted scalars that only some fits have (a distributed fit's rounds and partitions).
 _OPTIONAL_SCALARS = {"DaskPegasosClassifier": {"n_rounds_": Integral, "n_partitions_": Integral},
-                     "PegasosClassifier": {"n_rows_read_": Integral},  # a stream fit's
-                     "NystroemPegasosClassifier": {"n_rows_read_": Integral},
+                     **{name: {"n_rows_read_": Integral} for name in (  # a stream fit's
+                         "PegasosClassifier", "NystroemPegasosClassifier",
+                         "KernelPegasosClassifier", "KernelPerceptron")},  # (with a budget)
                      "DaskDualSVC": {**PROBLEMS["c_svc"].optional_scalars,
                                      "n_partitions_": Integral},
                      **{p.estimator: p.optional_scalars for p in PROBLEMS.values()}}

@@ -181,6 +181,15 @@ def _map_arguments(p):
                    help="--map: the landmarks, the map's dimension (default 1000)")
     p.add_argument("--landmarks", choices=("uniform", "kmeans"), default=None,
                    help="--map: training rows drawn uniformly (default) or k-means centres")
+    p.add_argument("--map-solver", choices=("map", "landmark"), default=None,
+                   help="--map: Pegasos on the mapped rows (map, the default) or kept in the "
+                        "landmarks' coefficients (landmark: a row costs its kernel values, a "
+                        "batch of -k rows one m x m product)")
+    p.add_argument("--budget", type=int, default=None, metavar="B",
+                   help="-s kernel-pegasos or perceptron: keep at most B support vectors "
+                        "(BSGD); the model is then the last iterate unless --average is given")
+    p.add_argument("--budget-strategy", choices=("merge", "remove", "project"), default=None,
+                   help="--budget: how the budget is kept (default merge, rbf only)")
 
 
 def _predict_parser(sub):

@@ -38,8 +38,12 @@ def _estimator(args, parser):
         batch_size=args.batch_size, n_iter=args.iter, n_epochs=args.epochs,
         sampling=args.sampling))
     intercept = dict(fit_intercept=bias != -1, intercept_scaling=bias if bias > 0 else 1.0)
-    if args.map is None and (args.components is not None or args.landmarks is not None):
-        parser.error("--components and --landmarks are options of --map nystroem")
+    if args.map is None and (args.components is not None or args.landmarks is not None
+                             or args.map_solver is not None):
+        parser.error("--components, --landmarks and --map-solver are options of --map "
+                     "nystroem")
+    if args.budget_strategy is not None and args.budget is None:
+        parser.error("--budget-strategy needs --budget")
     if args.map is not None:
         est = _map_estimator(args, parser, average, class_weight, common)
     elif args.solver == "pegasos":
@@ -64,13 +68,17 @@ def _estimator(args, parser):
 
 def _kernel_estimator(args, parser, average, class_weight, common, intercept):
     kernel = _kernel_params(args, parser)
+    budget = _given(budget=args.budget, budget_strategy=args.budget_strategy)
+    if args.average is None:  # the estimators' "auto": the last iterate with a budget
+        average = "auto"
     if args.solver == "kernel-pegasos":
         return KernelPegasosClassifier(
             lam=args.lam, C=args.cost, projection=not args.no_projection, average=average,
-            class_weight=class_weight, **intercept, **kernel, **common)
+            class_weight=class_weight, **intercept, **kernel, **common, **budget)
     if args.solver == "perceptron":
-        return KernelPerceptron(average=average is not False, class_weight=class_weight,
-                                **intercept, **kernel, **common)
+        return KernelPerceptron(average=average if average == "auto" else average is not False,
+                                class_weight=class_weight, **intercept, **kernel, **common,
+                                **budget)
     if args.solver in DUAL:
         return _dual_estimator(args, kernel, class_weight)
     C = None if args.nu is not None else DEFAULT_C if args.cost is None else args.cost
@@ -110,4 +118,5 @@ def _map_estimator(args, parser, average, class_weight, common):
     return NystroemPegasosClassifier(
         lam=args.lam, C=args.cost, average=average, class_weight=class_weight,
         **_kernel_params(args, parser), **_given(n_components=args.components,
-                                                  landmarks=args.landmarks), **common)
+                                                  landmarks=args.landmarks,
+                                                  solver=args.map_solver), **common)

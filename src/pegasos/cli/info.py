@@ -25,6 +25,8 @@ def run(args, parser):
     if hasattr(est, "support_"):
         summary["support_vectors"] = int(len(est.support_))
         summary["kernel"] = est.kernel
+        if getattr(est, "budget", None) is not None:
+            summary["budget"] = {"budget": int(est.budget), "strategy": est.budget_strategy}
     if hasattr(est, "components_"):  # a kernel map's
         summary["map"] = _map_summary(est)
     summary["regularisation"] = _regularisation(est)
@@ -38,7 +40,9 @@ def run(args, parser):
     print((f"classes {', '.join(summary['classes'])}; " if summary["classes"] else
            "no classes (regression or one-class); ") + f"{summary['n_features']} features"
           + (f"; {summary['support_vectors']} support vectors ({summary['kernel']} kernel)"
-             if "support_vectors" in summary else ""))
+             if "support_vectors" in summary else "")
+          + (f"; a budget of {summary['budget']['budget']} ({summary['budget']['strategy']})"
+             if "budget" in summary else ""))
     if "map" in summary:
         print(f"kernel map: {summary['map']['text']}")
     print("regularisation: " + summary["regularisation"]["text"])

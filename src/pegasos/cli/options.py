@@ -154,6 +154,8 @@ _ONLY_FOR = (
     ("bias", "-B", ("pegasos", "kernel-pegasos", "perceptron")),
     ("sampling", "--sampling", ("pegasos", "kernel-pegasos", "perceptron")),
     ("keep_state", "--keep-state", ("pegasos",)),
+    ("budget", "--budget", ("kernel-pegasos", "perceptron")),
+    ("budget_strategy", "--budget-strategy", ("kernel-pegasos", "perceptron")),
 )
 _WHY_NOT = {
     ("sbp", "-l"): "-s sbp takes SVC's C (-c) or its own slack budget (-n), not -l",
@@ -212,6 +214,7 @@ OPTIONS = {
     "intercept_scaling": "-B", "average": "--average", "class_weight": "-w",
     "max_iter": "--iter", "cache_size": "-m", "epsilon": "-p",
     "sampling": "--sampling", "n_components": "--components", "landmarks": "--landmarks",
+    "solver": "--map-solver", "budget": "--budget", "budget_strategy": "--budget-strategy",
 }
 
 

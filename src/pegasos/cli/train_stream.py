@@ -15,7 +15,10 @@ from .options import STREAM_NEEDS, _stream_refused
 def _train_stream(args, parser, est, model_path):
     """``train --stream``: :class:`~pegasos.stream.SVMLightStream` into linear Pegasos."""
     refused = _stream_refused(args)
-    why = {"--stream": not args.stream, "-s pegasos": args.solver != "pegasos",
+    why = {"--stream": not args.stream,
+           "-s pegasos (or -s kernel-pegasos with --budget)": not (
+               args.solver == "pegasos" or (args.solver == "kernel-pegasos"
+                                            and args.budget is not None)),
            STREAM_NEEDS["lam"]: "lam" in refused, "no -v": args.cv is not None,
            **{STREAM_NEEDS[name]: name in refused for name in STREAM_NEEDS if name != "lam"}}
     for need, missing in why.items():
@@ -59,7 +62,7 @@ def _train_stream(args, parser, est, model_path):
     summary = {"data": args.data, "model": model_path, "solver": args.solver,
                "rows_read": int(est.n_rows_read_), "n_features": int(est.n_features_in_),
                "classes": [_label(c) for c in est.classes_], "lam": est.lam_,
-               "iterations": est.t_, "seconds": seconds}
+               "iterations": getattr(est, "t_", None) or est.n_iter_, "seconds": seconds}
     if hasattr(est, "holdout_errors_"):
         summary["holdout_error"] = float(est.holdout_errors_[-1, 1]) \
             if len(est.holdout_errors_) else None
@@ -70,7 +73,9 @@ def _train_stream(args, parser, est, model_path):
     elif not args.quiet:
         print(f"{args.data}: {summary['rows_read']} rows read, {summary['n_features']} "
               f"features, classes {', '.join(summary['classes'])}\n"
-              f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s"
+              f"lambda = {est.lam_:.6g}; {summary['iterations']} iterations in {seconds:.3f} s"
+              + (f"; {len(est.support_)} support vectors (budget {est.budget})"
+                 if getattr(est, "budget", None) is not None else "")
               + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
                  if X_test is not None else "") + f"\nmodel written to {model_path}")
     return 0
