@@ -338,3 +338,26 @@ def load_svmlight_arrays(path):
 
     X, y = load_svmlight(path)[:2]
     return X, y
+
+
+def test_a_budgeted_fit_from_blocks_measures_its_held_out_error_and_stops():
+    from sklearn.datasets import load_digits
+
+    from pegasos import BlockStream
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    blocks = [(X[i:i + 128], y[i:i + 128]) for i in range(0, 1400, 128)]
+    params = dict(budget=60, gamma=0.05, lam=1e-4, batch_size=4, n_iter=2000, random_state=0)
+    plain = KernelPegasosClassifier(**params).fit(BlockStream(blocks, buffer_rows=256))
+    assert plain.n_iter_ == 2000 and not hasattr(plain, "holdout_errors_")
+    assert plain.score(X[1400:], y[1400:]) > 0.85
+    held = KernelPegasosClassifier(**params).fit(
+        BlockStream(blocks, buffer_rows=256, holdout=200, n_iter_no_change=2))
+    errors = held.holdout_errors_
+    assert errors.shape[1] == 2 and np.all(np.diff(errors[:, 0]) > 0)
+    best = int(np.argmin(errors[:, 1]))
+    assert held.n_iter_ < 2000 and len(errors) - 1 - best >= 2  # stopped by the rule
+    with pytest.raises(ValueError, match=r"the held-out rows are 3 features wide, the stream's 64"):
+        KernelPegasosClassifier(**params).fit(
+            BlockStream(blocks, buffer_rows=256, holdout=(X[:10, :3], y[:10])))

@@ -2,6 +2,7 @@
 from memory, from a stream or a cache, and ``partial_fit`` (the estimators'
 ``budget`` and ``budget_strategy``; the algorithm is :mod:`pegasos._numba.budget`'s)."""
 
+import os
 from dataclasses import replace
 from numbers import Integral
 
@@ -25,6 +26,7 @@ from ._solvers import budget as _sb
 from ._solvers import kernel_pegasos as _kp
 from ._solvers.engine import norms_and_diagonal
 from ._solvers.report import Report
+from .datasets import load_svmlight
 
 #: The budget's parameters' constraints (scikit-learn's ``_parameter_constraints``).
 BUDGET_CONSTRAINTS = {
@@ -42,7 +44,9 @@ BUDGET_PARAMETERS = """    budget : int >= 1, default=None
         number of training rows changes nothing: the solver without a budget
         runs, the same model bit for bit.  With a budget, ``fit`` also takes
         an :class:`~pegasos.stream.SVMLightStream` (LIBSVM files or a cache,
-        read a block at a time), and ``partial_fit`` learns online.
+        read a block at a time) or a :class:`~pegasos.BlockStream`, with
+        their ``holdout`` (``holdout_errors_``: iterations and held-out error
+        at each measurement), and ``partial_fit`` learns online.
         ``support_`` then holds the training row of each support vector
         (-1 for a merged point), and the kernel must be one of rbf, linear,
         poly or sigmoid.
@@ -272,8 +276,7 @@ class _BudgetMixin:
             "C (it sets lam = 1 / (C n), and a stream's n is not known before it is read): "
             "give lam": mode == _kp.PEGASOS and self.lam is None,
             "probability=True": self.probability, "class_weight='balanced'":
-            self.class_weight == "balanced", "holdout (not yet with a budget)":
-            stream.holdout is not None}
+            self.class_weight == "balanced"}
         for name, used in unsupported.items():
             if used:
                 raise ValueError(f"A stream fit takes no {name}; a stream holds its labels.")
@@ -288,12 +291,17 @@ class _BudgetMixin:
         """:meth:`_fit_budget_stream` from its :class:`~pegasos.stream.RowSource`: each
         block's rows once, in a random order, until ``n_iter`` iterations or ``n_epochs``
         passes (whole blocks; a first pass is always whole)."""
-        for key in ("_budget_state", "n_rows_read_"):
+        for key in ("_budget_state", "n_rows_read_", "holdout_errors_"):
             self.__dict__.pop(key, None)
+        held = stream.holdout
+        if isinstance(held, int):
+            held = source.hold_out(held)
+        elif isinstance(held, (str, os.PathLike)):
+            held = load_svmlight(held, zero_based=source.zero_based)[:2]
         blocks = source.blocks_of(stream.buffer_rows)
         X, y, first, ends = next(blocks, (None, None, 0, False))
         if X is None:
-            raise ValueError(f"{stream.paths[0]}: no data: the stream has no rows to train on")
+            raise ValueError(f"{source.name}: no data: the stream has no rows to train on")
         width = X.shape[1] if stream.n_features is None else stream.n_features
         classes = np.unique(y) if stream.classes is None else stream.classes
         check_two_classes(classes)
@@ -312,6 +320,8 @@ class _BudgetMixin:
                                                 X.dtype)
         self._budget_t, self.n_kernel_evals_, self._budget_rows = 1, 0, 0
         done, passes_done, pass_rows = 0, 0, None
+        monitor = None if held is None else _Holdout(self, held, width, classes,
+                                                     stream.n_iter_no_change)
         while X is not None and (total is None or done < total):
             check_width(X.shape[1], width)
             X = stack_rows([X], width)
@@ -330,10 +340,43 @@ class _BudgetMixin:
             if passes is not None and (passes_done >= passes or (
                     pass_rows is not None and self._budget_rows >= passes * pass_rows)):
                 break
+            if monitor is not None and monitor.stop(done, k):
+                break
             X, y, first, ends = next(blocks, (None, None, 0, False))
         self.n_rows_read_ = source.rows_read
+        if monitor is not None:
+            monitor.stop(done, k, last=True)
+            self.holdout_errors_ = np.array(monitor.errors, dtype=np.float64).reshape(-1, 2)
         self._set_budget_model(True)
         return self
+
+
+class _Holdout:
+    """A budgeted stream fit's held-out error, measured as the linear stream fit's is:
+    after a block, when the rows drawn since the last measurement are at least the
+    held-out rows and a tenth of all drawn; ``stop`` after ``patience`` measurements
+    without a new lowest error."""
+
+    def __init__(self, est, held, width, classes, patience):
+        if not sp.issparse(held[0]) and held[0].shape[1] != width:
+            raise ValueError(f"the held-out rows are {held[0].shape[1]} features wide, the "
+                             f"stream's {width}: give held-out rows as wide as the stream's")
+        check_width(held[0].shape[1], width, "a held-out row")
+        _check_labels(held[1], classes)
+        self.est, self.X, self.y = est, stack_rows([held[0]], width), held[1]
+        self.patience, self.errors, self.last = patience, [], 0
+
+    def stop(self, done, k, last=False):
+        """Measure after ``done`` iterations of ``k`` rows if due; True to stop."""
+        drawn = done * k
+        if drawn == self.last or not (last or drawn - self.last >= max(len(self.y),
+                                                                       drawn / 10)):
+            return False
+        self.last = drawn
+        self.est._set_budget_model(True)  # (the model a stream fit outputs)
+        self.errors.append((done, float(np.mean(self.est.predict(self.X) != self.y))))
+        best = min(range(len(self.errors)), key=lambda i: self.errors[i][1])
+        return len(self.errors) - 1 - best >= self.patience
 
 
 def _online_average(plan):

@@ -46,6 +46,7 @@ from ._solvers.engine import (
 )
 from ._solvers.gram import training_matrix, use_gram
 from ._solvers.report import Report
+from .block_stream import BlockStream
 from .objective import DualityGap, best_multiple, feasible, finite_gap
 from .stream import SVMLightStream
 
@@ -566,7 +567,7 @@ class _ResponseSolver(_BudgetMixin, _KernelClassifier):
         for key in ("_budget_state", "_budget_t", "_budget_rows", "_budget_rng",
                     "n_rows_read_"):
             self.__dict__.pop(key, None)
-        if isinstance(X, SVMLightStream):
+        if isinstance(X, (SVMLightStream, BlockStream)):
             return self._fit_budget_stream(X, y, sample_weight, mode)
         if self.budget is not None:
             self._check_budget_kernel()
