@@ -282,7 +282,7 @@ def test_the_command_line_trains_predicts_and_describes_a_map(digits, tmp_path, 
     summary = json.loads(capsys.readouterr().out)
     assert summary["holdout_error"] < 0.3 and os.path.exists(tmp_path / "tr.cache")
     assert load_model(stream_model).n_rows_read_ == summary["rows_read"]
-    for bad, message in ((["--components", "5"], "--components and --landmarks are options "
+    for bad, message in ((["--components", "5"], "--components, --landmarks and --map-solver are options "
                                                   "of --map"),
                          (["--map", "nystroem", "-s", "svc"], "--map needs -s pegasos"),
                          (["--map", "nystroem", "--components", "0"],
