@@ -5,8 +5,8 @@ from numbers import Real
 import numpy as np
 from sklearn.base import OutlierMixin
 
+from ._dual import _SingleDual
 from ._kernel_base import _documented
-from ._single_dual import _SingleDual
 from ._sklearn_private import Interval
 
 __all__ = ["DualOneClassSVM"]

@@ -8,10 +8,10 @@ import numpy as np
 from sklearn.base import RegressorMixin, clone
 from sklearn.utils import check_random_state
 
+from ._dual import _SingleDual
 from ._kernel_base import _documented
 from ._probability import laplace_scale
 from ._rows import as_rows, compact_columns
-from ._single_dual import _SingleDual
 from ._sklearn_private import Interval
 from ._solvers.engine import norms_and_diagonal
 

@@ -288,7 +288,7 @@ NU_SVR = Problem(
     options=("nu", "C", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=_nu_svr_check,
     linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=np.nan,
-    start=lambda est, C, Y: nu_svr_start(C, est.nu), done=_nu_svr_done,
+    start=lambda est, C, Y: nu_svr_start(C[:len(C) // 2], est.nu), done=_nu_svr_done,
     describe=_describe_svr, optional_scalars={**_SINGLE_OPTIONAL, "epsilon_": Real},
     **_SINGLE)
 
