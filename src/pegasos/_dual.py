@@ -24,7 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import loss_weights
-from ._kernel_base import _KernelModel, dense
+from ._kernel_base import _documented, _KernelModel, dense
 from ._memory import check_memory
 from ._probability import libsvm_folds, pair_sigmoid
 from ._rows import as_rows, check_sparse_structure, compact_columns
@@ -58,6 +58,80 @@ INNER_STEPS_PER_ROW = 100
 #: 1.7x at 512, 1.5x at 256, 1.6x at 128.  (A problem that one set holds is solved as
 #: one block: on digits, sets of a quarter took 1.4x the time.)
 FOLD_SET_DIVISOR = 4
+
+
+#: The LIBSVM family's shared docstring entries, by marker (:func:`documented`).
+_PARTS = {
+    # the working-set solver's parameters, after the kernel's
+    "__WORKING_SET_PARAMETERS__": """    tol : float > 0, default=1e-3
+        Stop when every problem's largest violation of the optimality
+        conditions, ``max -y_i G_i`` over the variables that may grow minus
+        ``min -y_i G_i`` over those that may shrink, is at most ``tol``
+        (LIBSVM's ``-e``, SVC's ``tol``); the nu problems' (nu-SVC's,
+        nu-SVR's), each class's or sign's on its own.
+    max_iter : int, default=-1
+        SMO's iterations (pair steps) at most, per problem, as SVC's: the
+        steps of the inner solves counted across the working sets; -1 for no
+        limit.  A problem that reaches it stops there, with SVC's
+        :class:`~sklearn.exceptions.ConvergenceWarning` ("Solver terminated
+        early", which also gives the violation, and a classifier's duality
+        gap) and ``fit_status_`` 1, as SVC's, even where the last step solved
+        it.
+    working_set_size : int >= 4, default=1024
+        Variables per working set (q: rows, SVR's two per row).  Each
+        iteration computes at most ``q/4`` new kernel columns (2 at least,
+        ``q`` at the first): each problem's worst pairs of variables, the
+        problems taking turns (at least two pairs, so that a pair that moves
+        together stays together).
+    cache_size : float >= 0, default=200.0
+        Memory in MB for kernel columns kept beyond the working set's own
+        (``1.25 q`` columns of n values, always kept), in float32 whatever the
+        rows' type, as LIBSVM's cache; any size is honoured.  Columns of
+        rows chosen again are reused, least recently used out.  SVC's default.
+        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
+        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
+        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
+        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
+        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
+        2.0 s, medians), where filling fresh memory costs more than computing
+        the columns again.
+""",
+    "__ONE_PROBLEM_CALLBACK__": """    callback : callable, default=None
+        Called after working sets 1, 2, 4, 8, ... and the last with one
+        :class:`~pegasos.Report` (``coef``: each training row's coefficient,
+        SVR's ``a_i - a*_i``; ``kernel_evals``: the kernel values so far).
+        The fit is the same with or without it.
+""",
+    # the one problem's attributes after its support vectors (and epsilon_)
+    "__ONE_PROBLEM_ATTRIBUTES__": """    gamma_ : float
+        The kernel coefficient used.
+    n_iter_ : int
+        SMO's iterations (pair steps across the working sets), as SVC's; at
+        most ``max_iter``.
+    objective_ : float
+        LIBSVM's ``obj``: the dual objective ``1/2 a'Qa + p'a`` at the end
+        (the one-class SVM's ``p`` is 0).
+    violation_ : float
+        The largest violation of the optimality conditions at the end.
+    n_kernel_columns_, n_kernel_evals_ : int
+        Kernel columns computed, and kernel values in all, the start's
+        included (as :class:`DualSVC`'s).
+    fit_status_ : int
+        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
+    shape_fit_ : tuple
+        The training rows' shape.
+    coef_ : ndarray of shape (1, n_features)
+        With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+""",
+}
+
+
+def documented(obj):
+    """:func:`~pegasos._kernel_base._documented`, with the LIBSVM family's shared entries
+    (:data:`_PARTS`) in place of their markers."""
+    for marker, text in _PARTS.items():
+        obj.__doc__ = obj.__doc__.replace(f"    {marker}\n", text)
+    return _documented(obj)
 
 
 class Problem(NamedTuple):

@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
-from ._dual import Problem, bounds_of, solve_all, write_model
+from ._dual import Problem, bounds_of, documented, solve_all, write_model
 from ._kernel_base import FittedProblem, _documented, _KernelClassifier, dense
 from ._memory import check_memory
 from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
@@ -30,7 +30,7 @@ __all__ = ["DualNuSVC", "DualSVC"]
 _PAIR_BYTES = 1792
 
 
-@_documented
+@documented
 class DualSVC(_KernelClassifier):
     """SVC's model: the exact SVM dual, solved by working sets on the blocked engine.
 
@@ -72,35 +72,7 @@ class DualSVC(_KernelClassifier):
         that no margin separates with this kernel are an error once the dual
         variables run away, rather than a fit that never ends.
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        Stop when every problem's largest violation of the optimality
-        conditions, ``max -y_i G_i`` over the variables that may grow minus
-        ``min -y_i G_i`` over those that may shrink, is at most ``tol``
-        (LIBSVM's ``-e``, SVC's ``tol``).
-    max_iter : int, default=-1
-        SMO's iterations (pair steps) at most, per problem, as SVC's: the
-        steps of the inner solves counted across the working sets; -1 for no
-        limit.  A problem that reaches it stops there, with SVC's
-        :class:`~sklearn.exceptions.ConvergenceWarning` ("Solver terminated
-        early", which also gives the violation and the duality gap) and
-        ``fit_status_`` 1, as SVC's, even where the last step solved it.
-    working_set_size : int >= 4, default=1024
-        Rows per working set (q).  Each iteration computes at most ``q/4``
-        new kernel columns (2 at least, ``q`` at the first): each problem's
-        worst pairs of rows, the problems taking turns (at least two pairs, so that a
-        pair that moves together stays together).
-    cache_size : float >= 0, default=200.0
-        Memory in MB for kernel columns kept beyond the working set's own
-        (``1.25 q`` columns of n values, always kept), in float32 whatever the
-        rows' type, as LIBSVM's cache; any size is honoured.  Columns of
-        rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
-        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
-        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
-        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
-        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
-        2.0 s, medians), where filling fresh memory costs more than computing
-        the columns again.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
@@ -636,7 +608,7 @@ class DualSVC(_KernelClassifier):
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
 
 
-@_documented
+@documented
 class DualNuSVC(DualSVC):
     """Nu-support vector classification: LIBSVM's nu-SVC by working sets.
 
@@ -655,14 +627,7 @@ class DualNuSVC(DualSVC):
         LIBSVM's ``-n``.  A pair of classes whose smaller class weighs less
         than ``nu`` times half the pair is infeasible: an error, as in LIBSVM.
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        As :class:`DualSVC`'s (LIBSVM's ``-e``), each class's violation.
-    max_iter : int, default=-1
-        As :class:`DualSVC`'s.
-    working_set_size : int >= 4, default=1024
-        As :class:`DualSVC`'s.
-    cache_size : float >= 0, default=200.0
-        As :class:`DualSVC`'s.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         Accepted and without effect, as in LIBSVM and
