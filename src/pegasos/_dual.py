@@ -596,18 +596,54 @@ def write_model(est, X, y, bounds, problems, solved, evals):
     write_status(est, solved, violation, " per pair of classes" if len(problems) > 1 else "")
 
 
-class _SingleDual(_KernelModel):
+#: The working-set solver's parameters, as each LIBSVM problem's estimator checks them.
+DUAL_CONSTRAINTS = {
+    "kernel": [*_KernelModel._parameter_constraints["kernel"], callable],
+    "tol": [Interval(Real, 0, math.inf, closed="neither")],
+    "max_iter": [Interval(Integral, -1, None, closed="left")],
+    "working_set_size": [Interval(Integral, 4, None, closed="left")],
+    "shrinking": ["boolean"],
+    "verbose": ["verbose"],
+}
+
+
+class _DualModel:
+    """What each LIBSVM problem's estimator has of its problem: the regularisation as
+    ``pegasos info`` prints it, and a linear kernel's ``coef_``."""
+
+    def _describe_regularisation(self):
+        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
+        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
+        return describe_regularisation(self)
+
+    @property
+    def coef_(self):
+        """The weights of a linear kernel's model: ``dual_coef_ @ support_vectors_``.
+
+        One row per problem (per pair of classes for a one-vs-one model, as SVC's);
+        sparse after a fit on sparse rows; read-only.
+        """
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        coef = (self._pair_coef() if entry(self._problem).classifier and self._one_vs_one
+                else dense(self.dual_coef_))
+        if sp.issparse(self.support_vectors_):
+            coef = (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
+            coef.data.flags.writeable = False  # (a change to it would change no prediction)
+            return coef
+        coef = coef @ self.support_vectors_
+        coef.flags.writeable = False
+        return coef
+
+
+class _SingleDual(_DualModel, _KernelModel):
     """The estimators of one dual problem (SVR, nu-SVR, one-class): parameters,
-    validation, the fit by :func:`solve_all` and the linear kernel's ``coef_``."""
+    validation and the fit by :func:`solve_all`."""
 
     _parameter_constraints: dict = {
         **_KernelModel._parameter_constraints,
-        "kernel": [*_KernelModel._parameter_constraints["kernel"], callable],
-        "tol": [Interval(Real, 0, math.inf, closed="neither")],
-        "max_iter": [Interval(Integral, -1, None, closed="left")],
-        "working_set_size": [Interval(Integral, 4, None, closed="left")],
-        "shrinking": ["boolean"],
-        "verbose": ["verbose"],
+        **DUAL_CONSTRAINTS,
         "callback": [callable, None],
     }
 
@@ -664,30 +700,7 @@ class _SingleDual(_KernelModel):
         write_model(self, X, y, bounds, problems, solved, evals)
         return problem.done(self, X, y, w)
 
-    def _describe_regularisation(self):
-        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
-        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
-        return describe_regularisation(self)
-
     def _decision(self, X):
         """``dual_coef_ @ K(support_vectors_, X) + intercept_``, (n_samples,)."""
         check_is_fitted(self)
         return self._scores(X, self.dual_coef_, self.intercept_)[:, 0]
-
-    @property
-    def coef_(self):
-        """The weights of a linear kernel's model.
-
-        ``dual_coef_ @ support_vectors_``, shape (1, n_features); sparse after a fit on
-        sparse rows.
-        """
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self)
-        if sp.issparse(self.support_vectors_):
-            coef = (sp.csr_matrix(dense(self.dual_coef_)) @ self.support_vectors_).tocsr()
-            coef.data.flags.writeable = False
-            return coef
-        coef = dense(self.dual_coef_) @ self.support_vectors_
-        coef.flags.writeable = False
-        return coef

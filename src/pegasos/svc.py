@@ -2,23 +2,30 @@
 
 import itertools
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
-from ._dual import Problem, bounds_of, documented, solve_all, write_model
+from ._dual import (
+    DUAL_CONSTRAINTS,
+    Problem,
+    _DualModel,
+    bounds_of,
+    documented,
+    solve_all,
+    write_model,
+)
 from ._kernel_base import FittedProblem, _documented, _KernelClassifier, dense
 from ._memory import check_memory
 from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.problems import check_nu_feasible, describe_regularisation, entry, hard_margin
+from ._solvers.problems import check_nu_feasible, entry, hard_margin
 from .kernel_pegasos import KernelPegasosClassifier
 
 __all__ = ["DualNuSVC", "DualSVC"]
@@ -30,8 +37,26 @@ __all__ = ["DualNuSVC", "DualSVC"]
 _PAIR_BYTES = 1792
 
 
+def _sigmoid_part(name, doc):
+    """The property ``probA_`` or ``probB_``: the fitted array (kept in ``vars(self)``, as
+    model files save it), or SVC's empty array after a fit without probabilities."""
+
+    def get(self):
+        check_is_fitted(self)
+        found = self.__dict__.get(name)
+        return np.empty(0) if found is None else found
+
+    def put(self, value):
+        self.__dict__[name] = value
+
+    def drop(self):
+        del self.__dict__[name]
+
+    return property(get, put, drop, doc)
+
+
 @documented
-class DualSVC(_KernelClassifier):
+class DualSVC(_DualModel, _KernelClassifier):
     """SVC's model: the exact SVM dual, solved by working sets on the blocked engine.
 
     The problem is LIBSVM's C-SVC (:class:`sklearn.svm.SVC`): the hinge loss
@@ -200,17 +225,12 @@ class DualSVC(_KernelClassifier):
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "kernel": [*_KernelClassifier._parameter_constraints["kernel"], callable],
+        **DUAL_CONSTRAINTS,
         "C": [Interval(Real, 0, math.inf, closed="right")],
-        "tol": [Interval(Real, 0, math.inf, closed="neither")],
-        "max_iter": [Interval(Integral, -1, None, closed="left")],
-        "working_set_size": [Interval(Integral, 4, None, closed="left")],
         "start_epochs": [Interval(Real, 0, math.inf, closed="left")],
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
         "break_ties": ["boolean"],
-        "shrinking": ["boolean"],
-        "verbose": ["verbose"],
         **constraints_of("class_weight"),
     }
     _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
@@ -275,11 +295,6 @@ class DualSVC(_KernelClassifier):
         solved, evals = solve_all(self, X, y, problems, bounds, prepared)
         return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
 
-    def _describe_regularisation(self):
-        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
-        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
-        return describe_regularisation(self)
-
     def _split(self, y):
         """The :class:`Problem` of each pair of classes, one-vs-one, with LIBSVM's
         orientation (+1 for the pair's first class); else one, every one-vs-rest problem
@@ -341,44 +356,14 @@ class DualSVC(_KernelClassifier):
 
     # -- the sigmoids, SVC's empty arrays without them ---------------------------
 
-    def _sigmoid_part(self, name):
-        """The fitted ``probA_`` or ``probB_`` (kept in ``vars(self)``, as model files
-        save it), or SVC's empty array after a fit without probabilities."""
-        check_is_fitted(self)
-        found = self.__dict__.get(name)
-        return np.empty(0) if found is None else found
-
-    @property
-    def probA_(self):
-        """The sigmoids' slopes, one per problem (``probability=True``).
+    probA_ = _sigmoid_part("probA_", """The sigmoids' slopes, one per problem (``probability=True``).
 
         An empty array after a fit without probabilities, as SVC's.
-        """
-        return self._sigmoid_part("probA_")
-
-    @probA_.setter
-    def probA_(self, value):
-        self.__dict__["probA_"] = value
-
-    @probA_.deleter
-    def probA_(self):
-        del self.__dict__["probA_"]
-
-    @property
-    def probB_(self):
-        """The sigmoids' offsets, one per problem (``probability=True``).
+        """)
+    probB_ = _sigmoid_part("probB_", """The sigmoids' offsets, one per problem (``probability=True``).
 
         An empty array after a fit without probabilities, as SVC's.
-        """
-        return self._sigmoid_part("probB_")
-
-    @probB_.setter
-    def probB_(self, value):
-        self.__dict__["probB_"] = value
-
-    @probB_.deleter
-    def probB_(self):
-        del self.__dict__["probB_"]
+        """)
 
     # -- one-vs-one output ------------------------------------------------------
 
@@ -448,25 +433,6 @@ class DualSVC(_KernelClassifier):
             return super()._probability_scores(X)
         scores = self._scores(X, self._pair_coef(), self.intercept_)
         return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
-
-    @property
-    def coef_(self):
-        """SVC's ``coef_``: the weights of a linear kernel's problems.
-
-        ``dual_coef_ @ support_vectors_``, one row per pair of classes for one-vs-one
-        models; sparse after a fit on sparse rows.
-        """
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self)
-        coef = self._pair_coef() if self._one_vs_one else dense(self.dual_coef_)
-        if sp.issparse(self.support_vectors_):
-            coef = (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
-            coef.data.flags.writeable = False  # (a change to it would change no prediction)
-            return coef
-        coef = coef @ self.support_vectors_
-        coef.flags.writeable = False
-        return coef
 
     def predict(self, X):
         """Class labels: by the decision's sign or argmax, or one-vs-one votes (SVC's).
