@@ -235,7 +235,7 @@ class DualSVC(_DualModel, _KernelClassifier):
     }
     _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
-    #: probability's folds solved right after each problem, on its columns (:meth:`_folds`),
+    #: probability's folds solved right after each problem, on its columns (_dual.folds),
     #: where its problem's ``warm_folds`` says so (False: refitted, as LIBSVM does)
     _WARM_FOLDS = True
 
@@ -308,7 +308,7 @@ class DualSVC(_DualModel, _KernelClassifier):
 
     def _keep_sigmoids(self, n_problems):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
-        it, on its kernel columns (:meth:`_folds`): their list, and the folds' seed."""
+        it, on its kernel columns (:func:`~pegasos._dual.folds`): their list, and the folds' seed."""
         self.__dict__.pop("_sigmoids", None)
         if (self.probability and self._WARM_FOLDS and entry(self._problem).warm_folds
                 and self.multi_class == "ovo"):
