@@ -7,12 +7,12 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 from pegasos import DualSVC
+from pegasos._dual import working_set_plan
 from pegasos._numba.linear import row_sqnorms
 from pegasos._rows import as_rows
 from pegasos._solvers import working_set as _ws
 from pegasos._solvers.across import Partition, plan_rows, run_across
 from pegasos._solvers.engine import points
-from pegasos.svc import working_set_plan
 
 
 @pytest.fixture(scope="module")

@@ -77,3 +77,43 @@ def test_each_dual_estimator_describes_its_regularisation(est, shown):
     X = rng.normal(size=(40, 3))
     est.fit(X, (X[:, 0] > 0).astype(int) if problem_of(est).classifier else X[:, 0])
     assert re.search(shown, est._describe_regularisation()["text"])
+
+
+_FIVE = [(DualSVC(), "y2"), (DualNuSVC(nu=0.3), "y2"), (DualSVR(), "z"),
+         (DualNuSVR(nu=0.3), "z"), (DualOneClassSVM(nu=0.3), None)]
+
+
+@pytest.mark.parametrize("est, target", _FIVE, ids=lambda v: type(v).__name__)
+def test_one_driver_solves_each_problem_and_says_one_line_of_one_format(est, target, capsys,
+                                                                       monkeypatch):
+    """The pairs and the one problem go through the same driver (``_dual.solve_all``),
+    which prints LIBSVM's line per problem in one format (the one problem's with its obj)."""
+    from pegasos import _dual
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    data = {"y2": (X[:, 0] > 0).astype(int), "z": X[:, 0] + 0.1 * rng.normal(size=60)}
+    calls = []
+    solve_all = _dual.solve_all
+    for module in ("pegasos._dual", "pegasos.svc"):
+        monkeypatch.setattr(f"{module}.solve_all",
+                            lambda *a: calls.append(a) or solve_all(*a))
+    est.set_params(verbose=True).fit(X, None if target is None else data[target])
+    assert len(calls) == 1
+    line = capsys.readouterr().out
+    obj = "" if est._problem.endswith("svc") else r"obj = \S+, "
+    assert re.fullmatch(rf"{type(est).__name__}: problem 1 of 1: \d+ working sets, \d+ pair "
+                        rf"steps, {obj}nSV = \d+, rho = \S+, violation = \S+\n", line), line
+
+
+@pytest.mark.parametrize("cls", [type(est) for est, _ in _FIVE])
+def test_each_estimator_shows_the_shared_entries_in_full(cls):
+    """The working-set parameters are written once (``_dual._PARTS``) and shown in full in
+    each of the five (no 'As DualSVC's' for them), as numpydoc and help() read them."""
+    doc = cls.__doc__
+    for entry in ("tol : float > 0, default=1e-3\n        Stop when every problem's",
+                  "working_set_size : int >= 4, default=1024\n        Variables per working",
+                  "cache_size : float >= 0, default=200.0\n        Memory in MB",
+                  "shrinking : bool, default=True"):
+        assert doc.count(entry) == 1, (cls.__name__, entry)
+    assert "__" not in doc.replace("__init__", "")

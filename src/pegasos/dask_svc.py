@@ -79,6 +79,7 @@ from ._dask import (
     to_workers,
     with_local_parameters,
 )
+from ._dual import Cut, Problem, pair_steps, say, solve, training_coef, working_set_plan
 from ._heap import held_heap
 from ._kernel_base import _kernel_args
 from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
@@ -88,7 +89,7 @@ from ._solvers.gram import use_gram
 from ._solvers.problems import hard_margin
 from ._solvers.report import Report
 from ._solvers.working_set import Arena
-from .svc import Cut, DualSVC, Problem, pair_steps, say, training_coef, working_set_plan
+from .svc import DualSVC
 
 __all__ = ["DaskDualSVC", "LostRowsError"]
 
@@ -157,7 +158,7 @@ def _training_matrix(est, X):
 
 class _Task(NamedTuple):
     """What the driver sends with a problem: the targets, labels and bounds of its rows
-    (:class:`~pegasos.svc.Cut`'s), the rows' numbers in the training set (None: all),
+    (:class:`~pegasos._dual.Cut`'s), the rows' numbers in the training set (None: all),
     the training set's size, the order that puts the blocks' rows back in training
     order (None: they are), and the problem's number and count."""
 
@@ -210,7 +211,7 @@ def _drop_arenas(fit):
 
 def _solve_task(est, task, blocks, gram, fit):
     """One problem on a worker: its rows from ``blocks`` (in training order), prepared
-    as in memory, solved by :meth:`~pegasos.DualSVC._solve_problem` on the worker's
+    as in memory, solved by :func:`~pegasos._dual.solve` on the worker's
     threads.  ``gram``: the small training set's (squared norms, kernel matrix), or
     None; ``fit``: the fit's tag, whose arena (:func:`_arena`) keeps the columns.
     Returns (the result, its kernel evaluations, its probability sigmoid or None, the
@@ -235,8 +236,7 @@ def _solve_task(est, task, blocks, gram, fit):
     try:
         est._sigmoids = {} if est.probability else None
         with held_heap():
-            result, cost = est._solve_problem(cut, (task.problem, task.n_problems, 0.0),
-                                              _arena(fit))
+            result, cost = solve(est, cut, (task.problem, task.n_problems, 0.0), _arena(fit))
     finally:
         numba.set_num_threads(before)
     sigmoid = None if est._sigmoids is None else est._sigmoids.get(task.problem)

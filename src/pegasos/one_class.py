@@ -5,14 +5,13 @@ from numbers import Real
 import numpy as np
 from sklearn.base import OutlierMixin
 
-from ._kernel_base import _documented
-from ._single_dual import _SingleDual
+from ._dual import _SingleDual, documented
 from ._sklearn_private import Interval
 
 __all__ = ["DualOneClassSVM"]
 
 
-@_documented
+@documented
 class DualOneClassSVM(OutlierMixin, _SingleDual):
     """Unsupervised outlier detection: LIBSVM's one-class SVM by working sets.
 
@@ -29,24 +28,9 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         An upper bound on the fraction of training errors and a lower bound
         on the fraction of support vectors (LIBSVM's ``-n``).
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        Stop when the largest violation of the optimality conditions is at
-        most ``tol`` (LIBSVM's ``-e``).
-    max_iter : int, default=-1
-        SMO's iterations (pair steps, counted across the working sets) at
-        most, as in :class:`sklearn.svm.SVC`; -1 for no limit.  Reaching it
-        stops the fit with SVC's :class:`~sklearn.exceptions.ConvergenceWarning`
-        ("Solver terminated early", which also gives the violation) and
-        ``fit_status_`` 1, as SVC's, even where the last step solved it.
-    working_set_size : int >= 4, default=1024
-        Rows per working set, as in :class:`DualSVC`.
-    cache_size : float >= 0, default=200.0
-        Memory in MB for kernel columns kept beyond the working set's, as in
-        :class:`DualSVC`.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
-    callback : callable, default=None
-        Called after iterations 1, 2, 4, 8, ... and the last with one
-        :class:`~pegasos.Report`.  The fit is the same with or without it.
+    __ONE_PROBLEM_CALLBACK__
 
     Attributes
     ----------
@@ -56,24 +40,7 @@ class DualOneClassSVM(OutlierMixin, _SingleDual):
         ``-rho``, ``n_support_`` is ``[n_SV]``.
     offset_ : ndarray of shape (1,)
         ``rho``: :meth:`decision_function` is :meth:`score_samples` minus it.
-    gamma_ : float
-        The kernel coefficient used.
-    n_iter_ : int
-        SMO's iterations (pair steps across the working sets), as SVC's; at
-        most ``max_iter``.
-    objective_ : float
-        LIBSVM's ``obj``: the dual objective ``1/2 a'Ka`` at the end.
-    violation_ : float
-        The largest violation of the optimality conditions at the end.
-    n_kernel_columns_, n_kernel_evals_ : int
-        Kernel columns computed, and kernel values in all (the start's
-        columns included).
-    fit_status_ : int
-        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
-    shape_fit_ : tuple
-        The training rows' shape.
-    coef_ : ndarray of shape (1, n_features)
-        With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+    __ONE_PROBLEM_ATTRIBUTES__
 
     See Also
     --------

@@ -2,129 +2,33 @@
 
 import itertools
 import math
-import warnings
-from numbers import Integral, Real
-from typing import NamedTuple
+from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_weighted_classes, constraints_of, loss_weights
+from ._dual import (
+    DUAL_CONSTRAINTS,
+    Problem,
+    _DualModel,
+    bounds_of,
+    documented,
+    solve_all,
+    write_model,
+)
 from ._kernel_base import FittedProblem, _documented, _KernelClassifier, dense
 from ._memory import check_memory
-from ._probability import _has_probability, couple, libsvm_folds, pair_decisions, pair_sigmoid
-from ._rows import as_rows, compact_columns
+from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
-from ._solvers.engine import engine_for, points
-from ._solvers.problems import check_nu_feasible, describe_regularisation, entry, hard_margin
-from ._solvers.report import Report
-from ._solvers.threads import one_blas_thread
+from ._solvers.problems import check_nu_feasible, entry, hard_margin
 from .kernel_pegasos import KernelPegasosClassifier
 
 __all__ = ["DualNuSVC", "DualSVC"]
-
-
-#: Rows replaced per iteration, as a share of the working set (ThunderSVM's is half).
-#: A quarter computes fewer columns in more iterations, each with more of the set kept
-#: (docs/journal/dualsvc_profile.md): on the covtype subset (C = 10)
-#: 13,122 columns against 14,937, on Adult 16,887 against 19,127, on 20,000 Fashion-MNIST
-#: rows, 10 classes, 74,088 against 89,528, on ijcnn1 as SVR 35,434 against 50,014; no
-#: fit measured was slower, SVR's was 25% faster.
-NEW_SHARE = 0.25
-
-#: An inner solve stops when the block's violation falls to this share of where it
-#: started (ThunderSVM's rule), or to ``tol``.
-INNER_RATIO = 0.1
-
-#: Pair steps per inner solve, at most, per row of the working set.
-INNER_STEPS_PER_ROW = 100
-
-#: Probability's folds (:meth:`DualSVC._folds`) of a problem larger than the fit's
-#: working set take sets of this share of it: started near their solution, they move
-#: few variables, and a large set cost its gathering and the columns of rows that did
-#: not move.  20,000 Fashion-MNIST rows of 10 classes (pairs of 4,000 rows, q = 1024):
-#: the fit with probabilities took 2.3x the plain fit with the folds' sets at 1024,
-#: 1.7x at 512, 1.5x at 256, 1.6x at 128.  (A problem that one set holds is solved as
-#: one block: on digits, sets of a quarter took 1.4x the time.)
-FOLD_SET_DIVISOR = 4
-
-
-def pair_steps(result):
-    """Each problem's pair steps (SMO's iterations: ``n_iter_``, as SVC's) of a
-    :class:`~pegasos._solvers.working_set.Result`; 0 where none were counted (a problem
-    with nothing to solve)."""
-    if result.problem_steps is None:
-        return np.zeros(result.state.a.shape[1], np.int64)
-    return np.asarray(result.problem_steps, dtype=np.int64)
-
-
-def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
-    """The :class:`~sklearn.exceptions.ConvergenceWarning` of a fit that stopped above
-    ``tol``, or at ``max_iter`` (``out_of_steps``: then SVC's words, whether or not the
-    last step solved the problem, as SVC's), with the working sets, ``n_iter_`` and the
-    ``violation`` (its text) it stopped at."""
-    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
-    if out_of_steps:
-        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
-                "pre-processing your data with StandardScaler or MinMaxScaler. ")
-        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
-    else:  # (no step moved the working sets)
-        said, advice = f"{name}: ", "No step could reduce it further."
-    warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
-                  f"steps (n_iter_) with a largest violation of {violation}. {advice}",
-                  ConvergenceWarning)
-
-
-def write_status(est, solved, sparse, violation, per=""):
-    """What the fit of every LIBSVM problem writes last from its ``solved`` problems'
-    :class:`~pegasos._solvers.working_set.Result`: ``dual_coef_`` as a CSR matrix after a
-    fit on ``sparse`` rows (as SVC's), ``fit_status_`` (0: every problem reached ``tol``
-    within ``max_iter``), and where it is 1 the warning (:func:`warn_unconverged`)."""
-    if sparse:
-        est.dual_coef_ = sp.csr_matrix(est.dual_coef_)
-    out_of_steps = any(r.out_of_steps for r in solved)
-    est.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
-    if est.fit_status_:
-        warn_unconverged(est, out_of_steps, sum(r.n_iter for r in solved), violation, per)
-
-
-def say(est, p, total, result):
-    """``verbose``: one line per solved problem, as LIBSVM's messages."""
-    a = result.state.a
-    print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} working sets, "
-          f"{int(pair_steps(result).sum())} pair steps, nSV = {int(np.count_nonzero(np.any(a > 0, axis=1)))}, rho = "
-          + ", ".join(f"{-b:.6g}" for b in result.intercept)
-          + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
-
-
-def _fold_start(state, y, C, columns):
-    """A fold's start (:meth:`DualSVC._folds`): the full solution ``state`` with the
-    variables of the rows of bound 0 removed and ``y'a = 0`` restored by lowering the
-    heavier side's largest variables; ``columns(rows)`` gives K(all rows, rows) as
-    (len(rows), n)."""
-    a, F = state.a[:, 0].copy(), state.F[:, 0].copy()
-    out = np.flatnonzero((C <= 0) & (a > 0))
-    if out.size:
-        F -= (y[out] * a[out]) @ columns(out)
-        a[out] = 0.0
-    excess = float(y @ a)
-    side = np.flatnonzero((y == np.sign(excess)) & (a > 0))
-    order = side[np.argsort(-a[side], kind="stable")]
-    need = np.cumsum(a[order])
-    cut = order[: np.searchsorted(need, abs(excess)) + 1]
-    if cut.size and excess != 0.0:  # (the heavier side holds the excess: it suffices)
-        change = -a[cut]
-        change[-1] += float(need[len(cut) - 1] - abs(excess))
-        a[cut] = np.maximum(a[cut] + change, 0.0)
-        F += (y[cut] * change) @ columns(cut)
-    return _ws.WorkingSetState(a[:, None], np.ascontiguousarray(F[None, :]).T)
 
 
 #: Bytes of bookkeeping that each one-vs-one problem holds until the model is assembled
@@ -133,83 +37,26 @@ def _fold_start(state, y, C, columns):
 _PAIR_BYTES = 1792
 
 
-def _weighted_sides(Y, bounds):
-    """(2, problems) booleans: whether each problem's positive (row 0) and negative (row 1)
-    rows have a positive total weight."""
-    weighted = (bounds > 0)[:, None]  # (a bound may be inf: C=inf)
-    return np.array([np.any(weighted & (Y > 0), axis=0), np.any(weighted & (Y < 0), axis=0)])
+def _sigmoid_part(name, doc):
+    """The property ``probA_`` or ``probB_``: the fitted array (kept in ``vars(self)``, as
+    model files save it), or SVC's empty array after a fit without probabilities."""
+
+    def get(self):
+        check_is_fitted(self)
+        found = self.__dict__.get(name)
+        return np.empty(0) if found is None else found
+
+    def put(self, value):
+        self.__dict__[name] = value
+
+    def drop(self):
+        del self.__dict__[name]
+
+    return property(get, put, drop, doc)
 
 
-def _one_sided(Y, positive):
-    """The solution of a problem whose rows of one side all weigh 0 (LIBSVM drops such rows,
-    and with them the class): no support vector, and the intercept that puts the weighted
-    side at margin 1, so the pair always votes for the weighted class."""
-    n, n_problems = Y.shape
-    state = _ws.WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
-    return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
-                      violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
-                      inner_steps=0, converged=True)
-
-
-class Problem(NamedTuple):
-    """One of a :class:`DualSVC` fit's problems: the training rows it is on (``keep``;
-    None: all of them) and their targets (rows, problems) in {-1, +1}."""
-
-    keep: object
-    Y: np.ndarray
-
-
-class Cut(NamedTuple):
-    """One problem of a :class:`DualSVC` fit, cut from the training set: its rows X (of the
-    labels ``labels``: the training labels, or a pair's 1 and 0), the targets ``Y``
-    (rows, problems), the bounds, the prepared rows and their squared norms, the kernel
-    matrix ``gram`` of a small training set as :func:`~pegasos._solvers.working_set.run`
-    takes it (or None), the rows' numbers ``keep`` in the training set (None: all), and
-    the training set's rows ``n_total``."""
-
-    X: object
-    labels: np.ndarray
-    Y: np.ndarray
-    bounds: np.ndarray
-    rows: object
-    sqnorm: np.ndarray
-    gram: object
-    keep: object
-    n_total: int
-
-
-def training_coef(coef, keep, n_total):
-    """A problem's coefficients on its rows ``keep`` (None: all) as one per training row
-    (what a report carries)."""
-    if keep is None:
-        return coef
-    full = np.zeros(n_total)
-    full[keep] = coef
-    return full
-
-
-def _set_size(q):
-    """The fields of a :class:`~pegasos._solvers.working_set.WorkingSetPlan` that follow
-    from its working-set size ``q``: the rows new per iteration and the inner steps."""
-    return {"q": q, "new": max(2, int(q * NEW_SHARE)), "max_inner": INNER_STEPS_PER_ROW * q}
-
-
-def working_set_plan(est, n_vars, rows, n_total):
-    """The :class:`~pegasos._solvers.working_set.WorkingSetPlan` of the estimator ``est``
-    (its ``working_set_size``, ``tol``, ``max_iter``, ``cache_size``) for a problem of
-    ``n_vars`` variables on the rows ``rows`` of a training set of ``n_total`` rows."""
-    n = rows.n_rows
-    q = min(int(est.working_set_size), n_vars)
-    itemsize = np.dtype(_ws.STORE_DTYPE).itemsize
-    return _ws.WorkingSetPlan(
-        **_set_size(q), tol=float(est.tol), ratio=INNER_RATIO, max_iter=int(est.max_iter),
-        cache_rows=int(min(n, est.cache_size * 2**20 // (itemsize * n))),
-        engine=engine_for(n_total),
-    )
-
-
-@_documented
-class DualSVC(_KernelClassifier):
+@documented
+class DualSVC(_DualModel, _KernelClassifier):
     """SVC's model: the exact SVM dual, solved by working sets on the blocked engine.
 
     The problem is LIBSVM's C-SVC (:class:`sklearn.svm.SVC`): the hinge loss
@@ -250,35 +97,7 @@ class DualSVC(_KernelClassifier):
         that no margin separates with this kernel are an error once the dual
         variables run away, rather than a fit that never ends.
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        Stop when every problem's largest violation of the optimality
-        conditions, ``max -y_i G_i`` over the variables that may grow minus
-        ``min -y_i G_i`` over those that may shrink, is at most ``tol``
-        (LIBSVM's ``-e``, SVC's ``tol``).
-    max_iter : int, default=-1
-        SMO's iterations (pair steps) at most, per problem, as SVC's: the
-        steps of the inner solves counted across the working sets; -1 for no
-        limit.  A problem that reaches it stops there, with SVC's
-        :class:`~sklearn.exceptions.ConvergenceWarning` ("Solver terminated
-        early", which also gives the violation and the duality gap) and
-        ``fit_status_`` 1, as SVC's, even where the last step solved it.
-    working_set_size : int >= 4, default=1024
-        Rows per working set (q).  Each iteration computes at most ``q/4``
-        new kernel columns (2 at least, ``q`` at the first): each problem's
-        worst pairs of rows, the problems taking turns (at least two pairs, so that a
-        pair that moves together stays together).
-    cache_size : float >= 0, default=200.0
-        Memory in MB for kernel columns kept beyond the working set's own
-        (``1.25 q`` columns of n values, always kept), in float32 whatever the
-        rows' type, as LIBSVM's cache; any size is honoured.  Columns of
-        rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
-        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
-        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
-        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
-        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
-        2.0 s, medians), where filling fresh memory costs more than computing
-        the columns again.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         As in :class:`sklearn.svm.SVC`: ``C`` of class ``i`` is
@@ -406,22 +225,17 @@ class DualSVC(_KernelClassifier):
 
     _parameter_constraints: dict = {
         **_KernelClassifier._parameter_constraints,
-        "kernel": [*_KernelClassifier._parameter_constraints["kernel"], callable],
+        **DUAL_CONSTRAINTS,
         "C": [Interval(Real, 0, math.inf, closed="right")],
-        "tol": [Interval(Real, 0, math.inf, closed="neither")],
-        "max_iter": [Interval(Integral, -1, None, closed="left")],
-        "working_set_size": [Interval(Integral, 4, None, closed="left")],
         "start_epochs": [Interval(Real, 0, math.inf, closed="left")],
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "decision_function_shape": [StrOptions({"ovo", "ovr"})],
         "break_ties": ["boolean"],
-        "shrinking": ["boolean"],
-        "verbose": ["verbose"],
         **constraints_of("class_weight"),
     }
     _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
-    #: probability's folds solved right after each problem, on its columns (:meth:`_folds`),
+    #: probability's folds solved right after each problem, on its columns (_dual.folds),
     #: where its problem's ``warm_folds`` says so (False: refitted, as LIBSVM does)
     _WARM_FOLDS = True
 
@@ -472,37 +286,14 @@ class DualSVC(_KernelClassifier):
         self.__dict__.pop("tie_order_", None)  # (a model read from LIBSVM's format, refitted)
         if callable(self.kernel):  # (a copy fits the Gram matrix, and gives its C_)
             return self._fit_callable(X, y, sample_weight)
-        problem = entry(self._problem)
-        self._scales = []  # (a rescaled problem's 1/r, problem by problem: C_)
         X, y = self._validate_xy(X, y, reset=True)
         prepared = self._setup(X, y)
         bounds = self._bounds(X, y, sample_weight)
         check_weighted_classes(y, bounds)
         problems = self._split(y)
         self._keep_sigmoids(len(problems))
-        # the kernel's diagonal, or the kernel matrix of a small training set, once
-        solved, seconds = [], 0.0
-        evals = prepared.rows.n_rows if prepared.gram is None else prepared.gram.size
-        arena = _ws.Arena()  # (one memory for every problem's kept columns)
-        for p, (keep, Y) in enumerate(problems):
-            result, cost = self._solve_problem(
-                self._cut(X, y, keep, Y, bounds, prepared),
-                (p, len(problems), seconds), arena)
-            solved.append(result)
-            seconds += result.seconds
-            if self.verbose:
-                say(self, p, len(problems), result)
-            evals += cost
-        self._finish(X, y, sample_weight, bounds, problems, solved, evals)
-        scales = self.__dict__.pop("_scales")
-        if problem.rescale:
-            self.C_ = np.asarray(scales[:len(self.intercept_)], dtype=np.float64)
-        return self
-
-    def _describe_regularisation(self):
-        """The regularisation the model was trained with, as ``pegasos info`` prints it (its
-        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
-        return describe_regularisation(self)
+        solved, evals = solve_all(self, X, y, problems, bounds, prepared)
+        return self._finish(X, y, sample_weight, bounds, problems, solved, evals)
 
     def _split(self, y):
         """The :class:`Problem` of each pair of classes, one-vs-one, with LIBSVM's
@@ -517,7 +308,7 @@ class DualSVC(_KernelClassifier):
 
     def _keep_sigmoids(self, n_problems):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
-        it, on its kernel columns (:meth:`_folds`): their list, and the folds' seed."""
+        it, on its kernel columns (:func:`~pegasos._dual.folds`): their list, and the folds' seed."""
         self.__dict__.pop("_sigmoids", None)
         if (self.probability and self._WARM_FOLDS and entry(self._problem).warm_folds
                 and self.multi_class == "ovo"):
@@ -525,125 +316,11 @@ class DualSVC(_KernelClassifier):
             self._fold_seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
 
-    def _cut(self, X, y, keep, Y, bounds, prepared):
-        """The :class:`Cut` of one problem: X's rows ``keep`` (all when None), given
-        :meth:`_setup`'s :class:`~pegasos._kernel_base.Prepared` of all of X."""
-        rows, sqnorm, gram = prepared.rows, prepared.sqnorm, prepared.gram
-        labels = y
-        if keep is not None:
-            X = X[np.ix_(keep, keep)] if self.kernel == "precomputed" else X[keep]
-            (compact,) = compact_columns(X)
-            rows, sqnorm, bounds = as_rows(compact, X.dtype), sqnorm[keep], bounds[keep]
-            labels = (Y[:, 0] > 0).astype(np.int64)  # (the pair's, for start_epochs)
-        return Cut(X, labels, Y, bounds, rows, sqnorm, None if gram is None else (gram, keep),
-                   keep, len(y))
-
-    def _solve_problem(self, cut, position, arena=None):
-        """Solve one problem (:class:`Cut`), BLAS at one thread: the
-        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations.  A pair
-        of classes one of which weighs nothing is no problem to solve
-        (:func:`_one_sided`).  ``position``: (the first problem's number, the number of
-        problems, seconds before) for the callback's reports; ``arena``: a
-        :class:`~pegasos._solvers.working_set.Arena` for its kept columns, or None."""
-        sides = _weighted_sides(cut.Y, cut.bounds)
-        if cut.keep is not None and not sides.all():  # a pair with an unweighted class
-            return _one_sided(cut.Y, sides[0]), 0
-        # BLAS at one thread between the engine's threads: OpenBLAS's threads, woken by
-        # the driver's small products (probability's folds and sigmoids), spin on after
-        # them and took a core from the next pair's kernel columns (the pairs' solves
-        # 1.3x slower)
-        with one_blas_thread():
-            result, cost = self._solve(cut, position, arena)
-        # one-vs-rest: a class of no weight is on no row's side, margin 1 below all
-        result.intercept[~sides[0]] = -1.0
-        return result, cost
-
     def _finish(self, X, y, sample_weight, bounds, problems, solved, evals):
-        """The fitted attributes of the problems' solutions (SVC's model), and the
-        probabilities."""
-        gaps = []
-        for (keep, Y), result in zip(problems, solved):
-            primal, dual = _ws.objectives(Y, (bounds if keep is None else bounds[keep])
-                                          * result.scale, result.state, result.intercept)
-            gaps.append((primal - dual) / np.maximum(np.abs(primal), np.finfo(float).tiny))
-        self.violation_ = np.concatenate([r.violation for r in solved])
-        self.shape_fit_ = X.shape
-        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        self.relative_gap_ = np.concatenate(gaps)
-        self.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
-        self.n_kernel_columns_ = int(sum(r.columns for r in solved))
-        self.n_kernel_evals_ = int(evals)
-        if problems[0].keep is None:
-            Y = np.column_stack([problem.Y for problem in problems])
-            a = np.column_stack([r.state.a for r in solved])
-            self._set_support(X, y, (Y * a).T, np.concatenate([r.intercept for r in solved]))
-        else:
-            self._set_one_vs_one(X, y, problems, solved)
-        write_status(self, solved, sp.issparse(self.support_vectors_),
-                     f"{self.violation_.max():.3g} (tol={self.tol:g}) and a relative duality "
-                     f"gap of {self.relative_gap_.max():.3g}",
-                     " per pair of classes" if len(problems) > 1 else "")
+        """The fitted attributes of the problems' solutions (SVC's model,
+        :func:`~pegasos._dual.write_model`), and the probabilities."""
+        write_model(self, X, y, bounds, problems, solved, evals)
         return self._fit_probability(X, y, sample_weight)
-
-    def _solve(self, cut, position, arena=None):
-        """Solve the problems of one :class:`Cut`: the
-        :class:`~pegasos._solvers.working_set.Result` and the kernel evaluations (of the
-        start and the columns).  ``position``, ``arena``: see :meth:`_solve_problem`."""
-        X, labels, Y, bounds, rows, sqnorm, gram, keep, n_total = cut
-        n = rows.n_rows
-        plan = working_set_plan(self, n, rows, n_total)
-        first, total, before = position
-        report, reported = None, [0]
-        if self.callback is not None:
-            def report(it, columns, seconds, state, intercept, steps):
-                reported[0] = it
-                for c in range(Y.shape[1]):
-                    coef = training_coef(Y[:, c] * state.a[:, c], keep, n_total)
-                    self.callback(Report(
-                        problem=first + c, n_problems=max(total, Y.shape[1]), t=it,
-                        iterations=int(steps[c]), iterations_total=max(plan.max_iter, 0),
-                        seconds=before + seconds, coef=coef, intercept=float(intercept[c]),
-                        kernel_evals=int(columns) * n))
-
-        dual, start, start_evals = self._first_point(X, labels, Y, bounds, gram)
-        result = _ws.run(points(rows, sqnorm), self._kargs, Y, bounds, plan, report, start,
-                         gram, dual, arena=arena)
-        if report is not None and reported[0] != result.n_iter:
-            report(result.n_iter, result.columns, result.seconds, result.state, result.intercept,
-                   result.problem_steps)
-        if getattr(self, "_sigmoids", None) is not None:
-            self._sigmoids[first] = pair_sigmoid(
-                *self._folds(points(rows, sqnorm), Y, bounds, plan, result, first), None)
-        result = self._scaled(result._replace(store=None))
-        # columns read from the kernel matrix cost no evaluation: fit() counted the matrix
-        return result, (int(result.columns) * n if gram is None else 0) + start_evals
-
-    def _set_one_vs_one(self, X, y, problems, solved):
-        """SVC's one-vs-one attributes: the support vectors grouped by class, and
-        ``dual_coef_`` (n_classes - 1, n_SV), where a support vector of class i has its
-        coefficient for the pair (i, j) in row j - 1 if i < j, else in row j."""
-        k = len(self.classes_)
-        labels = np.searchsorted(self.classes_, y)
-        used = np.zeros(len(y), bool)
-        for (keep, _), result in zip(problems, solved):
-            used[keep[result.state.a[:, 0] > 0]] = True
-        support = np.concatenate([np.flatnonzero(used & (labels == c)) for c in range(k)])
-        at = np.full(len(y), -1, np.int64)
-        at[support] = np.arange(support.size)
-        dual = np.zeros((k - 1, support.size))
-        for (i, j), (keep, Y), result in zip(itertools.combinations(range(k), 2), problems,
-                                             solved):
-            a = result.state.a[:, 0]
-            mine = a > 0
-            first = mine & (Y[:, 0] > 0)
-            dual[j - 1, at[keep[first]]] = a[first]
-            second = mine & (Y[:, 0] < 0)
-            dual[i, at[keep[second]]] = -a[second]
-        self.support_ = support.astype(np.int32)
-        self.dual_coef_ = dual
-        self.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
-        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
-        self.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
 
     def _fold(self):
         """A copy for a cross-validation fold: of its problem's ``fold`` where it has one (a
@@ -653,102 +330,8 @@ class DualSVC(_KernelClassifier):
         return _NuSVCFold(**self.get_params(deep=False))
 
     def _bounds(self, X, y, sample_weight):
-        """Each row's bound: its problem's (``C`` times its sample and class weights, or
-        nu-SVC's sample weights; a negative sample weight drops its row, as SVC), and the
-        problem's refusal of parameters the data cannot hold (nu-SVC's nu)."""
-        problem = entry(self._problem)
-        w = loss_weights(X, y, sample_weight, self.class_weight if problem.class_weighted
-                         else None, self.classes_, negative_as_zero=True)
-        bounds = problem.bounds(self, w)
-        if problem.check is not None:
-            problem.check(self, X, y, bounds)
-        return bounds
-
-    def _first_point(self, X, labels, Y, bounds, gram=None):
-        """(the dual, the start, its kernel evaluations) of the problems ``Y`` on the rows X
-        (of the labels ``labels``, and the bounds ``bounds``; ``gram`` the :class:`Cut`'s
-        (matrix, the rows in it)): the problem's dual, from LIBSVM's start where it has one
-        (nu-SVC's: each class holds ``nu`` times half the pair's weight), else from zero or
-        ``start_epochs``.  The start's responses are read from the kernel matrix where there
-        is one, as every later step's are (LIBSVM's from its Q): the same diagonal, so that
-        a symmetric problem's two classes stay symmetric to the last bit (its intercept 0)."""
-        problem = entry(self._problem)
-        dual = _ws.Dual(problem.linear(self, None), None, problem.by_sign, problem.undefined)
-        if problem.start is None and self.start_epochs <= 0:
-            return dual, None, 0
-        if problem.start is None:
-            if hard_margin(self.C):
-                raise ValueError("start_epochs needs a finite C: kernel Pegasos' lambda = "
-                                 "1/(C n) is 0 for C=inf (the hard margin)")
-            return dual, *self._start(X, labels, Y, bounds)
-        a = problem.start(self, bounds, Y)
-        nz = np.flatnonzero(a)
-        coef = (Y[nz, 0] * a[nz])[None, :]
-        if gram is None:
-            F = self._products(X, None, nz, np.ascontiguousarray(coef))
-        else:
-            matrix, keep = gram
-            K = matrix[:, nz] if keep is None else matrix[np.ix_(keep, keep[nz])]
-            F = K @ coef[0][:, None]
-        state = _ws.WorkingSetState(a[:, None].copy(), np.ascontiguousarray(F.T).T)
-        return dual, state, len(bounds) * nz.size
-
-    def _scaled(self, result):
-        """The solver's result as the model's: as it is, or for a rescaled problem divided
-        by ``r``, the C-SVC model with ``C = 1/r`` (LIBSVM's ``solve_nu_svc``); a solution
-        whose r is not positive is no model (LIBSVM's is infinite or NaN, which scikit-learn
-        refuses), except in a fold (some decision values, whatever r is)."""
-        problem = entry(self._problem)
-        if not problem.rescale:
-            return result
-        r = result.r
-        if not np.isnan(problem.undefined):  # a fold's
-            r = np.where(np.isfinite(r) & (r > 0), r, 1.0)
-        if not np.all(np.isfinite(r) & (r > 1e-12 * (1.0 + np.abs(result.intercept)))):
-            raise ValueError(
-                f"nu-SVC found no model: r = {np.min(r):.3g}, where LIBSVM divides by r (C = "
-                "1/r); every variable of a class at one bound (nu too large: nu = 1 on "
-                "balanced classes), or classes that cannot be told apart (identical rows "
-                "with different labels). Take a smaller nu.")
-        state = _ws.WorkingSetState(result.state.a / r, result.state.F / r)
-        self._scales.extend((1.0 / r).tolist())
-        return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
-
-    def _folds(self, points_, Y, bounds, plan, result, p):
-        """LIBSVM's probability folds of one problem (``svm_binary_svc_probability``), solved
-        right after it on its own kernel columns: each fold is the problem with the bounds
-        of its left-out rows set to 0 (LIBSVM's fold drops them), started from the full
-        solution with those rows' variables removed (their columns subtracted from the
-        responses) and the equality ``y'a = 0`` restored by lowering the heavier side's
-        largest variables, in working sets of :data:`FOLD_SET_DIVISOR` times fewer
-        variables than the fit's where one set does not hold the problem (else as one
-        block, solved to tol); the left-out rows' decision values are their responses
-        plus the fold's intercept.  The rows of weight 0 take no part; the folds are
-        :func:`~pegasos._probability.libsvm_folds` of the rows (seed drawn from
-        ``random_state``, + p), as :func:`~pegasos._probability.pair_decisions`'s, and so
-        is the rule for a fold of one side.  Returns (the decision values, positive for
-        Y's +1, and the targets) of the weighted rows."""
-        seed = self._fold_seed + p
-        store, y = result.store, Y[:, 0]
-        if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
-            plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
-        else:
-            plan = plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
-        rows = np.flatnonzero(bounds > 0)
-        dec = np.zeros(len(y))
-        for train, test in libsvm_folds(rows, seed):
-            sides = (np.any(y[train] > 0), np.any(y[train] < 0))
-            if not all(sides):
-                dec[test] = 1.0 if sides[0] else -1.0
-                continue
-            C = np.zeros(len(y))
-            C[train] = bounds[train]
-            start = _fold_start(result.state, y, C,
-                                lambda r: store.values(r, points_, self._kargs))
-            fold = _ws.run(points_, self._kargs, Y, C, plan, None, start, store.gram,
-                           columns=store)
-            dec[test] = fold.state.F[test, 0] + fold.intercept[0]
-        return dec[rows], y[rows] > 0
+        """Each row's bound (:func:`~pegasos._dual.bounds_of`)."""
+        return bounds_of(self, X, y, sample_weight)[1]
 
     def _start(self, X, labels, Y, bounds):
         """``start_epochs`` of kernel Pegasos on (X, labels) with the loss weights
@@ -773,44 +356,14 @@ class DualSVC(_KernelClassifier):
 
     # -- the sigmoids, SVC's empty arrays without them ---------------------------
 
-    def _sigmoid_part(self, name):
-        """The fitted ``probA_`` or ``probB_`` (kept in ``vars(self)``, as model files
-        save it), or SVC's empty array after a fit without probabilities."""
-        check_is_fitted(self)
-        found = self.__dict__.get(name)
-        return np.empty(0) if found is None else found
-
-    @property
-    def probA_(self):
-        """The sigmoids' slopes, one per problem (``probability=True``).
+    probA_ = _sigmoid_part("probA_", """The sigmoids' slopes, one per problem (``probability=True``).
 
         An empty array after a fit without probabilities, as SVC's.
-        """
-        return self._sigmoid_part("probA_")
-
-    @probA_.setter
-    def probA_(self, value):
-        self.__dict__["probA_"] = value
-
-    @probA_.deleter
-    def probA_(self):
-        del self.__dict__["probA_"]
-
-    @property
-    def probB_(self):
-        """The sigmoids' offsets, one per problem (``probability=True``).
+        """)
+    probB_ = _sigmoid_part("probB_", """The sigmoids' offsets, one per problem (``probability=True``).
 
         An empty array after a fit without probabilities, as SVC's.
-        """
-        return self._sigmoid_part("probB_")
-
-    @probB_.setter
-    def probB_(self, value):
-        self.__dict__["probB_"] = value
-
-    @probB_.deleter
-    def probB_(self):
-        del self.__dict__["probB_"]
+        """)
 
     # -- one-vs-one output ------------------------------------------------------
 
@@ -880,25 +433,6 @@ class DualSVC(_KernelClassifier):
             return super()._probability_scores(X)
         scores = self._scores(X, self._pair_coef(), self.intercept_)
         return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
-
-    @property
-    def coef_(self):
-        """SVC's ``coef_``: the weights of a linear kernel's problems.
-
-        ``dual_coef_ @ support_vectors_``, one row per pair of classes for one-vs-one
-        models; sparse after a fit on sparse rows.
-        """
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self)
-        coef = self._pair_coef() if self._one_vs_one else dense(self.dual_coef_)
-        if sp.issparse(self.support_vectors_):
-            coef = (sp.csr_matrix(coef) @ self.support_vectors_).tocsr()
-            coef.data.flags.writeable = False  # (a change to it would change no prediction)
-            return coef
-        coef = coef @ self.support_vectors_
-        coef.flags.writeable = False
-        return coef
 
     def predict(self, X):
         """Class labels: by the decision's sign or argmax, or one-vs-one votes (SVC's).
@@ -1040,7 +574,7 @@ class DualSVC(_KernelClassifier):
         return self._certificate(X, y, sample_weight, lambda m: 1.0 / (self.C * m), 0.0, True)
 
 
-@_documented
+@documented
 class DualNuSVC(DualSVC):
     """Nu-support vector classification: LIBSVM's nu-SVC by working sets.
 
@@ -1059,14 +593,7 @@ class DualNuSVC(DualSVC):
         LIBSVM's ``-n``.  A pair of classes whose smaller class weighs less
         than ``nu`` times half the pair is infeasible: an error, as in LIBSVM.
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        As :class:`DualSVC`'s (LIBSVM's ``-e``), each class's violation.
-    max_iter : int, default=-1
-        As :class:`DualSVC`'s.
-    working_set_size : int >= 4, default=1024
-        As :class:`DualSVC`'s.
-    cache_size : float >= 0, default=200.0
-        As :class:`DualSVC`'s.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     class_weight : dict or "balanced", default=None
         Accepted and without effect, as in LIBSVM and

@@ -8,10 +8,9 @@ import numpy as np
 from sklearn.base import RegressorMixin, clone
 from sklearn.utils import check_random_state
 
-from ._kernel_base import _documented
+from ._dual import _SingleDual, documented
 from ._probability import laplace_scale
 from ._rows import as_rows, compact_columns
-from ._single_dual import _SingleDual
 from ._sklearn_private import Interval
 from ._solvers.engine import norms_and_diagonal
 
@@ -51,7 +50,7 @@ class _DualRegressor(RegressorMixin, _SingleDual):
         return self
 
 
-@_documented
+@documented
 class DualSVR(_DualRegressor):
     """Epsilon-support vector regression: LIBSVM's epsilon-SVR by working sets.
 
@@ -74,20 +73,7 @@ class DualSVR(_DualRegressor):
     epsilon : float >= 0, default=0.1
         The width of the tube in which errors cost nothing (LIBSVM's ``-p``).
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        Stop when the largest violation of the optimality conditions is at
-        most ``tol`` (LIBSVM's ``-e``).
-    max_iter : int, default=-1
-        SMO's iterations (pair steps, counted across the working sets) at
-        most, as in :class:`sklearn.svm.SVC`; -1 for no limit.  Reaching it
-        stops the fit with SVC's :class:`~sklearn.exceptions.ConvergenceWarning`
-        ("Solver terminated early", which also gives the violation) and
-        ``fit_status_`` 1, as SVC's, even where the last step solved it.
-    working_set_size : int >= 4, default=1024
-        Variables per working set, as in :class:`DualSVC`.
-    cache_size : float >= 0, default=200.0
-        Memory in MB for kernel columns kept beyond the working set's, as in
-        :class:`DualSVC`.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     probability : bool, default=False
         Also fit LIBSVM's probability model of a regression (``svm-train -b
@@ -96,10 +82,7 @@ class DualSVR(_DualRegressor):
         80% of the rows).  :class:`sklearn.svm.SVR` has no such parameter.
     random_state : int, RandomState instance or None, default=None
         The folds of ``probability``.
-    callback : callable, default=None
-        Called after iterations 1, 2, 4, 8, ... and the last with one
-        :class:`~pegasos.Report` (``coef``: ``a_i - a*_i`` of every training
-        row).  The fit is the same with or without it.
+    __ONE_PROBLEM_CALLBACK__
 
     Attributes
     ----------
@@ -107,24 +90,7 @@ class DualSVR(_DualRegressor):
         As :class:`sklearn.svm.SVR`: ``dual_coef_`` (1, n_SV) holds ``a_i -
         a*_i``, a CSR matrix after a fit on sparse rows; ``n_support_`` is
         ``[n_SV]``.
-    gamma_ : float
-        The kernel coefficient used.
-    n_iter_ : int
-        SMO's iterations (pair steps across the working sets), as SVC's; at
-        most ``max_iter``.
-    objective_ : float
-        LIBSVM's ``obj``: the dual objective ``1/2 a'Qa + p'a`` at the end.
-    violation_ : float
-        The largest violation of the optimality conditions at the end.
-    n_kernel_columns_, n_kernel_evals_ : int
-        Kernel columns computed, and kernel values in all (as
-        :class:`DualSVC`'s).
-    fit_status_ : int
-        0 if ``tol`` was reached within ``max_iter``, 1 otherwise (as SVC's).
-    shape_fit_ : tuple
-        The training rows' shape.
-    coef_ : ndarray of shape (1, n_features)
-        With ``kernel="linear"`` only: ``dual_coef_ @ support_vectors_``.
+    __ONE_PROBLEM_ATTRIBUTES__
     probA_ : ndarray of shape (1,)
         With ``probability=True`` only: the scale sigma of the residuals' Laplace
         density ``exp(-|z| / sigma) / (2 sigma)`` (LIBSVM's ``probA``), the mean
@@ -178,7 +144,7 @@ class DualSVR(_DualRegressor):
         self.callback = callback
 
 
-@_documented
+@documented
 class DualNuSVR(_DualRegressor):
     """Nu-support vector regression: LIBSVM's nu-SVR by working sets.
 
@@ -203,21 +169,13 @@ class DualNuSVR(_DualRegressor):
         as the solver could never meet ``tol`` (LIBSVM's NuSVR does not stop
         either); raise ``tol`` with C.
     __KERNEL_PARAMETERS__
-    tol : float > 0, default=1e-3
-        As :class:`DualSVR`'s, each sign's violation.
-    max_iter : int, default=-1
-        As :class:`DualSVR`'s.
-    working_set_size : int >= 4, default=1024
-        As :class:`DualSVR`'s.
-    cache_size : float >= 0, default=200.0
-        As :class:`DualSVR`'s.
+    __WORKING_SET_PARAMETERS__
     __LIBSVM_FLAGS__
     probability : bool, default=False
         As :class:`DualSVR`'s.
     random_state : int, RandomState instance or None, default=None
         As :class:`DualSVR`'s.
-    callback : callable, default=None
-        As :class:`DualSVR`'s.
+    __ONE_PROBLEM_CALLBACK__
 
     Attributes
     ----------
@@ -225,9 +183,8 @@ class DualNuSVR(_DualRegressor):
         As :class:`sklearn.svm.NuSVR`.
     epsilon_ : float
         The tube's width the solution found (LIBSVM's ``-r``).
-    gamma_, n_iter_, objective_, violation_, n_kernel_columns_, n_kernel_evals_
-        As :class:`DualSVR`'s.
-    fit_status_, shape_fit_, coef_, probA_
+    __ONE_PROBLEM_ATTRIBUTES__
+    probA_ : ndarray of shape (1,)
         As :class:`DualSVR`'s.
 
     See Also

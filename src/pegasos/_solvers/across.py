@@ -238,5 +238,5 @@ def _vectors(parts, owner, missed, resolve):
 
 
 def plan_rows(n):
-    """What :func:`~pegasos.svc.working_set_plan` reads of the rows: their number."""
+    """What :func:`~pegasos._dual.working_set_plan` reads of the rows: their number."""
     return SimpleNamespace(n_rows=n)

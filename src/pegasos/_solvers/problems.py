@@ -42,28 +42,30 @@ def scaled_bounds(C, w):
 
 # --- the five problems' pieces ---------------------------------------------------
 
+def spread(total, w):
+    """LIBSVM's first points: ``total`` spread over the variables in order, each up to its
+    bound ``w_i`` (``a_i = min(w_i, what is left)``)."""
+    return np.clip(total - (np.cumsum(w) - w), 0.0, w)
+
+
 def nu_start(w, nu, positive):
-    """LIBSVM's first point of the nu-SVC dual (``solve_nu_svc``): ``nu sum(w) / 2`` spread
-    over each side's rows in order, each up to its bound ``w_i``."""
+    """nu-SVC's (``solve_nu_svc``): ``nu sum(w) / 2`` spread over each side's rows."""
     a = np.zeros(len(w))
     for side in (positive, ~positive):
-        ws = w[side]
-        a[side] = np.clip(nu * w.sum() / 2 - (np.cumsum(ws) - ws), 0.0, ws)
+        a[side] = spread(nu * w.sum() / 2, w[side])
     return a
 
 
 def nu_svr_start(C, nu):
-    """LIBSVM's first point of the nu-SVR dual (``solve_nu_svr``): ``nu sum(C) / 2`` spread
-    over the rows in order, each pair of variables ``a_i = a*_i`` up to its bound."""
-    a = np.clip(nu * C.sum() / 2 - (np.cumsum(C) - C), 0.0, C)
+    """nu-SVR's (``solve_nu_svr``): ``nu sum(C) / 2`` spread over the rows, each pair of
+    variables ``a_i = a*_i``."""
+    a = spread(nu * C.sum() / 2, C)
     return np.concatenate([a, a])
 
 
 def libsvm_start(w, nu):
-    """LIBSVM's first point of the one-class dual: ``nu sum(w)`` spread over the rows in
-    order, each up to its bound ``w_i`` (``a_i = min(w_i, what is left)``)."""
-    left = nu * w.sum() - (np.cumsum(w) - w)
-    return np.clip(left, 0.0, w)
+    """The one-class SVM's: ``nu sum(w)`` spread over the rows."""
+    return spread(nu * w.sum(), w)
 
 
 def check_nu_feasible(nu, y, w):
@@ -288,7 +290,7 @@ NU_SVR = Problem(
     options=("nu", "C", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=_nu_svr_check,
     linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=np.nan,
-    start=lambda est, C, Y: nu_svr_start(C, est.nu), done=_nu_svr_done,
+    start=lambda est, C, Y: nu_svr_start(C[:len(C) // 2], est.nu), done=_nu_svr_done,
     describe=_describe_svr, optional_scalars={**_SINGLE_OPTIONAL, "epsilon_": Real},
     **_SINGLE)
 
