@@ -66,18 +66,24 @@ def _train_stream(args, parser, est, model_path):
     if hasattr(est, "holdout_errors_"):
         summary["holdout_error"] = float(est.holdout_errors_[-1, 1]) \
             if len(est.holdout_errors_) else None
-    if X_test is not None:
-        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
+    return _finish(args, est, summary, (X_test, y_test), [
+        f"{args.data}: {summary['rows_read']} rows read, {summary['n_features']} features, "
+        f"classes {', '.join(summary['classes'])}",
+        f"lambda = {est.lam_:.6g}; {summary['iterations']} iterations in {seconds:.3f} s"
+        + (f"; {len(est.support_)} support vectors (budget {est.budget})"
+           if getattr(est, "budget", None) is not None else "")])
+
+
+def _finish(args, est, summary, test, lines):
+    """A train summary with the test accuracy (``test``: the rows and labels, or None),
+    printed as JSON or as ``lines`` and the accuracy; the model's path last."""
+    if test[0] is not None:
+        summary["test_accuracy"] = _accuracy(est, *test)
+        lines = [*lines, f"test accuracy = {100 * summary['test_accuracy']:.4f}%"]
     if args.json:
         _print_json(summary)
     elif not args.quiet:
-        print(f"{args.data}: {summary['rows_read']} rows read, {summary['n_features']} "
-              f"features, classes {', '.join(summary['classes'])}\n"
-              f"lambda = {est.lam_:.6g}; {summary['iterations']} iterations in {seconds:.3f} s"
-              + (f"; {len(est.support_)} support vectors (budget {est.budget})"
-                 if getattr(est, "budget", None) is not None else "")
-              + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
-                 if X_test is not None else "") + f"\nmodel written to {model_path}")
+        print("\n".join([*lines, f"model written to {summary['model']}"]))
     return 0
 
 
@@ -95,15 +101,8 @@ def _train_map(args, est, model_path):
                "n_features": int(X.shape[1]), "classes": [_label(c) for c in est.classes_],
                "lam": est.lam_, "iterations": est.t_, "seconds": seconds,
                "training_accuracy": _accuracy(est, X, y)}
-    if X_test is not None:
-        summary["test_accuracy"] = _accuracy(est, X_test, y_test)
-    if args.json:
-        _print_json(summary)
-    elif not args.quiet:
-        print(f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, classes "
-              f"{', '.join(summary['classes'])}\nkernel map: {summary['map']['text']}\n"
-              f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s\n"
-              f"training accuracy = {100 * summary['training_accuracy']:.4f}%"
-              + (f"\ntest accuracy = {100 * summary['test_accuracy']:.4f}%"
-                 if X_test is not None else "") + f"\nmodel written to {model_path}")
-    return 0
+    return _finish(args, est, summary, (X_test, y_test), [
+        f"{args.data}: {X.shape[0]} rows, {X.shape[1]} features, classes "
+        f"{', '.join(summary['classes'])}", f"kernel map: {summary['map']['text']}",
+        f"lambda = {est.lam_:.6g}; {est.t_} iterations in {seconds:.3f} s",
+        f"training accuracy = {100 * summary['training_accuracy']:.4f}%"])
