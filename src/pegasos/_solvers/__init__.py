@@ -26,8 +26,6 @@ them): one module per algorithm family.
 A compiled module imported here under an alias takes an ``n`` (``_nkp``,
 ``_nsbp``, ``_nws``, ``_nchunk``), so that an alias names one module wherever it
 appears: the estimators' ``_kp``, ``_sbp`` and ``_ws`` are this layer's modules.
+The package itself imports nothing, so that the CLI's ``--help`` reads
+:mod:`.problems` without NumPy.
 """
-
-from .report import Report
-
-__all__ = ["Report"]

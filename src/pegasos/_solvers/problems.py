@@ -11,7 +11,8 @@ estimator sets ``_problem`` to its entry's ``svm_type``; :mod:`pegasos.model_io`
 model file's arrays and scalars, LIBSVM's ``svm_type``, the CLI's ``-s`` and options).
 
 (scikit-learn's ``svm/_base.py`` answers the same need with ``LIBSVM_IMPL``.)  Only
-NumPy here: model files and the CLI read this table without the compiled solver.
+NumPy here, and only once a rule runs: model files read this table without the compiled
+solver, and ``pegasos --help`` (the solvers' names and options) without NumPy.
 """
 
 import importlib
@@ -20,7 +21,18 @@ import math
 from numbers import Integral, Real
 from typing import Callable, NamedTuple
 
-import numpy as np
+
+class _NumPy:
+    """NumPy, imported when a rule first uses it: ``pegasos --help`` reads this table's
+    names and options (measured: importing NumPy would double its 60-80 ms)."""
+
+    def __getattr__(self, name):
+        import numpy  # (see the class docstring)
+
+        return getattr(numpy, name)
+
+
+np = _NumPy()
 
 __all__ = ["PROBLEMS", "Problem", "estimator_class", "hard_margin", "problem_of",
            "scaled_bounds"]
@@ -261,7 +273,7 @@ C_SVC = Problem(
 NU_SVC = Problem(
     svm_type="nu_svc", estimator="DualNuSVC", module="pegasos.svc", solver="nu-svc",
     options=("nu", "random_state"), class_weighted=False, bounds=lambda est, w: w,
-    check=_nu_svc_check, linear=lambda est, y: 0.0, by_sign=True, undefined=np.nan,
+    check=_nu_svc_check, linear=lambda est, y: 0.0, by_sign=True, undefined=math.nan,
     start=lambda est, w, Y: nu_start(w, est.nu, Y[:, 0] > 0), rescale=True,
     fold="nu_svc_fold", warm_folds=False, done=None, describe=_describe_nu,
     arrays=_KERNEL_ARRAYS | {"n_iter_"}, scalars=_CLASSIFIER_SCALARS,
@@ -272,7 +284,7 @@ NU_SVC = Problem(
 ONE_CLASS = Problem(
     svm_type="one_class", estimator="DualOneClassSVM", module="pegasos.one_class",
     solver="one-class", options=("nu",), variables=_one_per_row, bounds=lambda est, w: w,
-    check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=np.nan,
+    check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=math.nan,
     start=lambda est, w, Y: libsvm_start(w, est.nu), done=_one_class_done,
     describe=_describe_nu, optional_scalars=_SINGLE_OPTIONAL,
     **{**_SINGLE, "arrays": _SINGLE_ARRAYS | {"offset_"}, "supervised": False})
@@ -289,7 +301,7 @@ NU_SVR = Problem(
     svm_type="nu_svr", estimator="DualNuSVR", module="pegasos.svr", solver="nu-svr",
     options=("nu", "C", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=_nu_svr_check,
-    linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=np.nan,
+    linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=math.nan,
     start=lambda est, C, Y: nu_svr_start(C[:len(C) // 2], est.nu), done=_nu_svr_done,
     describe=_describe_svr, optional_scalars={**_SINGLE_OPTIONAL, "epsilon_": Real},
     **_SINGLE)

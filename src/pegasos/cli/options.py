@@ -7,19 +7,26 @@ import argparse
 import sys
 
 from .._numba.codes import KERNEL_TABLE, KERNEL_TYPES
+from .._solvers.problems import PROBLEMS
 from .._stream_params import stream_refusals
 
 DEMO_DATASETS = ("generated", "breast_cancer", "digits")
-SOLVERS = ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc", "nu-svc", "one-class",
-           "svr", "nu-svr")
+STOCHASTIC = ("pegasos", "kernel-pegasos", "sbp", "perceptron")  # with a budget of draws
+#: LIBSVM's problems, by the working-set solver: their -s names from the problem table
+DUAL = tuple(p.solver for p in PROBLEMS.values())
+SOLVERS = (*STOCHASTIC, *DUAL)
 KERNEL_SOLVERS = SOLVERS[1:]
-STOCHASTIC = SOLVERS[:4]  # the solvers with a budget of draws
-DUAL = SOLVERS[4:]  # LIBSVM's five problems, by the working-set solver
 #: the dual solvers whose output is a number or +1/-1, not one of the file's classes
-UNLABELLED = ("one-class", "svr", "nu-svr")
-REGRESSION = ("svr", "nu-svr")
-#: LIBSVM's svm-train -s numbers
-LIBSVM_NUMBERS = {"0": "svc", "1": "nu-svc", "2": "one-class", "3": "svr", "4": "nu-svr"}
+UNLABELLED = tuple(p.solver for p in PROBLEMS.values() if not p.classifier)
+REGRESSION = tuple(p.solver for p in PROBLEMS.values() if p.supervised and not p.classifier)
+#: LIBSVM's svm-train -s numbers (the table is in LIBSVM's svm_type order)
+LIBSVM_NUMBERS = {str(number): p.solver for number, p in enumerate(PROBLEMS.values())}
+
+
+def _taking(parameter):
+    """The dual solvers whose estimator takes ``parameter`` from the options."""
+    return tuple(p.solver for p in PROBLEMS.values() if parameter in p.options)
+
 #: LIBSVM's -t numbers
 KERNEL_NAMES = {str(k.libsvm): k.name for k in KERNEL_TABLE}
 
@@ -137,15 +144,15 @@ _ONLY_FOR = (
     ("degree", "-d", KERNEL_SOLVERS),
     ("cache_size", "-m", KERNEL_SOLVERS),
     ("shrinking", "-h", DUAL),
-    ("nu", "-n", ("sbp", "nu-svc", "one-class", "nu-svr")),
-    ("epsilon", "-p", ("svr",)),
-    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", "svc", "svr", "nu-svr")),
+    ("nu", "-n", ("sbp", *_taking("nu"))),
+    ("epsilon", "-p", _taking("epsilon")),
+    ("cost", "-c", ("pegasos", "kernel-pegasos", "sbp", *_taking("C"))),
     ("lam", "-l", ("pegasos", "kernel-pegasos")),
     ("tol", "-e", ("pegasos", *DUAL)),
-    ("weight", "-w", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
-    ("balanced", "--balanced", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc")),
-    ("probability_estimates", "-b 1", ("pegasos", "kernel-pegasos", "sbp", "perceptron", "svc",
-                                       "nu-svc", "svr", "nu-svr")),
+    ("weight", "-w", (*STOCHASTIC, *_taking("class_weight"))),
+    ("balanced", "--balanced", (*STOCHASTIC, *_taking("class_weight"))),
+    ("probability_estimates", "-b 1", (*STOCHASTIC, *(p.solver for p in PROBLEMS.values()
+                                                      if p.supervised))),
     ("batch_size", "-k", STOCHASTIC),
     ("epochs", "--epochs", STOCHASTIC),
     ("average", "--average", STOCHASTIC),

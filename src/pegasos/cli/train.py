@@ -128,7 +128,7 @@ def _train_unlabelled(args, parser, est, X, y, model_path):
                "seconds": seconds}
     if est.kernel != "linear":
         summary["gamma"] = est.gamma_
-    if args.solver == "nu-svr":
+    if hasattr(est, "epsilon_"):  # nu-SVR's epsilon, found by the fit
         summary["epsilon"] = est.epsilon_
     if hasattr(est, "probA_"):
         summary["laplace_scale"] = float(est.probA_[0])
@@ -238,7 +238,7 @@ def _train_fit(args, est, X, y, X_test, y_test, model_path):
                        kernel_evaluations=est.n_kernel_evals_)
         if est.kernel != "linear":  # the linear kernel has no gamma
             summary["gamma"] = est.gamma_
-        if args.solver in ("svc", "nu-svc"):
+        if hasattr(est, "relative_gap_"):  # the classifiers' certificate, one per pair
             summary["relative_duality_gap"] = est.relative_gap_.tolist()
         if args.solver == "sbp":  # one nu, or one per one-vs-rest problem
             summary["nu"] = float(est.nu_[0]) if len(est.nu_) == 1 else est.nu_.tolist()
