@@ -52,7 +52,7 @@ class Progress:
 
     def __init__(self, total, quiet, X_test, y_test, classes, decision=linear_decision,
                  pairs=None):
-        from tqdm import tqdm
+        from tqdm import tqdm  # (a bar only where one is shown: fits and the CLI's train)
 
         self.bar = tqdm(total=total, unit="it", unit_scale=True, disable=quiet or None,
                         file=sys.stderr, leave=True)

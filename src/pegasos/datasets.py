@@ -14,9 +14,12 @@ import os
 import zlib
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._files import quote, special_file
+from ._rows import stack_rows
 from ._svmlight import MAX_FEATURE_INDEX, DataFormatError, _find_bad_line
+from .stream import read_blocks
 
 __all__ = ["MAX_FEATURE_INDEX", "DataFormatError", "load_svmlight", "read_svmlight"]
 
@@ -142,11 +145,6 @@ def read_svmlight(path, *, n_features=None, zero_based=False):
 def _read_blocks(path, zero_based):
     """(X, y) of a whole file from :func:`pegasos.stream.read_blocks`: the blocks' rows
     stacked, as wide as the widest (the loader's width; one column for rows of none)."""
-    import scipy.sparse as sp
-
-    from ._rows import stack_rows
-    from .stream import read_blocks
-
     blocks = list(read_blocks(path, zero_based=zero_based))
     if not blocks:
         return sp.csr_matrix((0, 1)), np.zeros(0)

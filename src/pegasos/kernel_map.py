@@ -295,7 +295,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             Z = X[self.component_indices_]
             Z = Z.toarray() if sp.issparse(Z) else Z
         else:
-            from sklearn.cluster import MiniBatchKMeans
+            from sklearn.cluster import MiniBatchKMeans  # (k-means landmarks only)
 
             km = MiniBatchKMeans(n_clusters=m, n_init=1, batch_size=max(1024, 3 * m),
                                  random_state=rng.randint(np.iinfo(np.int32).max))

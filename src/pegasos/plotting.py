@@ -145,6 +145,7 @@ def _curves(history, key):
 
 
 def _figure(height):
+    # (matplotlib's import cost, about 0.6 s: paid only when a figure is drawn)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
