@@ -78,8 +78,9 @@ class HoldoutMonitor:
 def fit(est, chunks, classes, plan, spectrum, kernel_rows, holdout=None):
     """``plan.n_iter`` steps of ``plan.batch_size`` rows over ``chunks`` (an iterable of
     (X rows, labels, loss weights), each a multiple of the batch but the last);
-    ``kernel_rows(X)`` is K(X, landmarks) (n, m), C-contiguous.  Returns (weights
-    (P, m) on the mapped rows, intercepts (P,), steps run, held-out errors)."""
+    ``kernel_rows(X)`` is K(X, landmarks) (n, m), C-contiguous; ``holdout`` a
+    :class:`HoldoutMonitor` or None.  Returns (weights (P, m) on the mapped rows,
+    intercepts (P,), steps run)."""
     k, m = plan.batch_size, spectrum.inverse.shape[0]
     P = 1 if len(classes) == 2 else len(classes)
     lp = _nl.LandmarkPlan(k, float(plan.lam), float(plan.radius2), int(plan.avg_start(1)))
