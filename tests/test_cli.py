@@ -674,6 +674,7 @@ def _pegasos(args, cache, **kwargs):
                           capture_output=True, text=True, timeout=1200, **kwargs)
 
 
+@pytest.mark.slow  # (fresh processes against an empty, then a warm, Numba cache: 16 s)
 def test_the_cli_says_when_it_compiles_and_only_then(files, tmp_path):
     _, train, _ = files
     cache = tmp_path / "cache"

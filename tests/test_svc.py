@@ -521,7 +521,8 @@ def test_probabilities_keep_the_fits_weights_and_refits_leave_nothing_stale():
     assert not hasattr(clf, "pairwise_coupling_") and clf.probA_.shape == (3,)
 
 
-@pytest.mark.parametrize("weights, q", [(False, 1024), (True, 1024), (True, 32)])
+@pytest.mark.parametrize("weights, q", [(False, 1024), (True, 1024),
+                                        pytest.param(True, 32, marks=pytest.mark.slow)])
 def test_probability_folds_on_the_pairs_columns_are_the_refitted_folds(weights, q,
                                                                        monkeypatch):
     """probability=True solves each pair's 5 folds right after the pair, on its kernel
