@@ -26,6 +26,7 @@ from ._solvers import budget as _sb
 from ._solvers import kernel_pegasos as _kp
 from ._solvers.engine import norms_and_diagonal
 from ._solvers.report import Report
+from ._stream_params import HeldOutRule
 from .datasets import load_svmlight
 
 #: The budget's parameters' constraints (scikit-learn's ``_parameter_constraints``).
@@ -352,10 +353,8 @@ class _BudgetMixin:
 
 
 class _Holdout:
-    """A budgeted stream fit's held-out error, measured as the linear stream fit's is:
-    after a block, when the rows drawn since the last measurement are at least the
-    held-out rows and a tenth of all drawn; ``stop`` after ``patience`` measurements
-    without a new lowest error."""
+    """A budgeted stream fit's held-out error, measured after a block by the stream fits'
+    one :class:`~pegasos._stream_params.HeldOutRule`."""
 
     def __init__(self, est, held, width, classes, patience):
         if not sp.issparse(held[0]) and held[0].shape[1] != width:
@@ -364,19 +363,16 @@ class _Holdout:
         check_width(held[0].shape[1], width, "a held-out row")
         _check_labels(held[1], classes)
         self.est, self.X, self.y = est, stack_rows([held[0]], width), held[1]
-        self.patience, self.errors, self.last = patience, [], 0
+        self.rule = HeldOutRule(len(self.y), patience)
+        self.errors = self.rule.errors
 
     def stop(self, done, k, last=False):
         """Measure after ``done`` iterations of ``k`` rows if due; True to stop."""
-        drawn = done * k
-        if drawn == self.last or not (last or drawn - self.last >= max(len(self.y),
-                                                                       drawn / 10)):
+        if not self.rule.due(done * k, last):
             return False
-        self.last = drawn
         self.est._set_budget_model(True)  # (the model a stream fit outputs)
-        self.errors.append((done, float(np.mean(self.est.predict(self.X) != self.y))))
-        best = min(range(len(self.errors)), key=lambda i: self.errors[i][1])
-        return len(self.errors) - 1 - best >= self.patience
+        error = float(np.mean(self.est.predict(self.X) != self.y))
+        return self.rule.record(done, done * k, error)
 
 
 def _online_average(plan):

@@ -14,6 +14,7 @@ import numpy as np
 from ._base import binary_targets
 from ._numba import landmark as _nl
 from ._solvers.report import Report
+from ._stream_params import HeldOutRule
 
 
 def order_chunks(n, total, chunk, rng):
@@ -49,30 +50,24 @@ class Spectrum:
 
 
 class HoldoutMonitor:
-    """The held-out error of the current model, measured as a stream fit's is: after a
-    chunk, when the rows drawn since the last measurement are at least the held-out
-    rows and a tenth of all drawn; ``stop`` after ``patience`` measurements without a
-    new lowest error."""
+    """The held-out error of the current model (``K`` the held-out rows' kernel rows),
+    measured after a chunk by the stream fits' one
+    :class:`~pegasos._stream_params.HeldOutRule`."""
 
     def __init__(self, K, y, classes, patience):
-        self.K, self.y, self.classes, self.patience = K, y, classes, patience
-        self.errors, self.best, self.since, self.last = [], np.inf, 0, 0
+        self.K, self.y, self.classes = K, y, classes
+        self.rule = HeldOutRule(len(y), patience)
+        self.errors = self.rule.errors
 
     def measure(self, state, t, drawn, last=False):
-        if not last and drawn - self.last < max(len(self.y), drawn / 10):
+        """Measure after step t and ``drawn`` rows if due; True to stop."""
+        if not self.rule.due(drawn, last):
             return False
-        self.last = drawn
         beta, bias = output(state)  # (the model the fit would output now)
         scores = self.K @ beta + bias
         labels = (self.classes[(scores[:, 0] > 0).astype(int)] if scores.shape[1] == 1
                   else self.classes[np.argmax(scores, axis=1)])
-        error = float(np.mean(labels != self.y))
-        self.errors.append((t, error))
-        if error < self.best:
-            self.best, self.since = error, 0
-        else:
-            self.since += 1
-        return self.since >= self.patience
+        return self.rule.record(t, drawn, float(np.mean(labels != self.y)))
 
 
 def fit(est, chunks, classes, plan, spectrum, kernel_rows, holdout=None):

@@ -1,6 +1,7 @@
 """What a fit of :class:`~pegasos.PegasosClassifier` on a stream refuses of its
 parameters: one table, which the estimator's stream fit and the command line's
-``--stream`` checks both read.  Only the standard library: the command line reads it
+``--stream`` checks both read; and :class:`HeldOutRule`, when every stream fit measures
+its held-out error and stops on it.  Only the standard library: the command line reads it
 before anything heavy loads (a file too large to load is refused at once)."""
 
 #: (parameter, refused when its value is, how the error names it: a format of the
@@ -32,3 +33,28 @@ def stream_refusals(params):
     """
     return {name: words.format(**params) for name, refused, words in STREAM_REFUSALS
             if name in params and refused(params[name])}
+
+
+class HeldOutRule:
+    """When a stream fit measures its held-out error, and when the errors stop it: once the
+    rows drawn since the last measurement are at least the ``n_held`` held-out rows and a
+    tenth of all drawn (and at the fit's end), stopping after ``patience`` measurements
+    without a new lowest error (the first lowest counts).  Linear Pegasos', the budgeted
+    kernel fits' and the landmark solver's stream fits all follow it."""
+
+    def __init__(self, n_held, patience):
+        self.n_held, self.patience = n_held, patience
+        self.errors = []  # (iterations, held-out error) at each measurement
+        self.drawn = 0  # rows drawn at the last measurement
+
+    def due(self, drawn, last=False):
+        """Whether to measure after ``drawn`` rows (``last``: the fit ends here)."""
+        return drawn != self.drawn and (last or drawn - self.drawn >= max(self.n_held,
+                                                                          drawn / 10))
+
+    def record(self, iterations, drawn, error):
+        """Keep a measurement; True to stop."""
+        self.drawn = drawn
+        self.errors.append((iterations, error))
+        best = min(range(len(self.errors)), key=lambda i: self.errors[i][1])
+        return len(self.errors) - 1 - best >= self.patience

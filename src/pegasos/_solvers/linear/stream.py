@@ -12,6 +12,7 @@ from ..._base import check_finite_weights
 from ..._numba import linear as _k
 from ..._numba.linear import LinearData, LinearPlan
 from ..._rows import as_rows, check_draws, check_linear_state, check_per_row
+from ..._stream_params import HeldOutRule
 from ..report import Report
 from .state import SquaredNorms
 
@@ -63,21 +64,20 @@ class StreamMonitor:
     def __init__(self, *, source, classes, total, k, layout, holdout=None, patience=5,
                  verbose=0, callback=None):
         self.source, self.classes, self.total = source, classes, total
-        self.k, self.layout, self.holdout, self.patience = k, layout, holdout, patience
+        self.k, self.layout, self.holdout = k, layout, holdout
         self.verbose, self.callback = verbose, callback
-        self.errors = []  # (iterations, held-out error) at each measurement
+        self.rule = HeldOutRule(0 if holdout is None else holdout[0].shape[0], patience)
+        self.errors = self.rule.errors  # (iterations, held-out error) at each measurement
         self.tic = source.started  # (the rows and bytes read count from there)
         self.printed = time.perf_counter()
-        self.checked = 0  # iterations at the last measurement
 
     def after_round(self, state, done):
         """Measure, print and report after a round; True to stop (no new lowest error in
         ``patience`` measurements)."""
-        error, now = None, time.perf_counter()
-        if self.holdout is not None and (done - self.checked) * self.k >= max(
-                self.holdout[0].shape[0], done * self.k / 10):
-            error, self.checked = self.holdout_error(state), done
-            self.errors.append((done, error))
+        error, stop, now = None, False, time.perf_counter()
+        if self.holdout is not None and self.rule.due(done * self.k):
+            error = self.holdout_error(state)
+            stop = self.rule.record(done, done * self.k, error)
         elapsed, source = now - self.tic, self.source
         if self.verbose and (error is not None or now - self.printed >= 2.0):
             self.printed = now
@@ -92,15 +92,12 @@ class StreamMonitor:
                     iterations=done, iterations_total=self.total, seconds=elapsed,
                     coef=coef.copy(), intercept=intercept, rows_read=source.rows_read,
                     bytes_read=source.bytes_read, holdout_error=error))
-        if error is None:
-            return False
-        best = min(range(len(self.errors)), key=lambda i: self.errors[i][1])  # the first lowest
-        return len(self.errors) - 1 - best >= self.patience
+        return stop
 
     def finish(self, state, done):
         """Measure the final model too (a fit that ran to its budget)."""
-        if self.holdout is not None and self.checked != done:
-            self.errors.append((done, self.holdout_error(state)))
+        if self.holdout is not None and self.rule.due(done * self.k, last=True):
+            self.rule.record(done, done * self.k, self.holdout_error(state))
 
     def holdout_error(self, state):
         """The held-out rows' classification error of the current models."""
