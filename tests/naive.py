@@ -437,7 +437,7 @@ def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share, cache=False
     """The examples a stream fit draws, in order: a buffer of the first ``buffer_rows`` of
     ``rows`` (a list, read pass after pass); each round draws ``round_share`` of the buffer,
     uniformly with replacement (``numpy.random.default_rng(seed).integers``), then the
-    slots drawn, in increasing order, give way to the next rows, appended at the end.
+    slots drawn, in increasing order, take the next rows, each in its place.
     With ``cache``, once a refill finds fewer rows left in the first pass than it needs
     (or none), every later round draws as many rows uniformly from all of ``rows``;
     ``cached``: every round does (a stream of a complete cache)."""
@@ -462,8 +462,8 @@ def shuffle_buffer_draws(rows, buffer_rows, k, T, seed, round_share, cache=False
                 cached = True
                 continue
             left -= len(slots)
-            buffer = [row for j, row in enumerate(buffer) if j not in set(slots)]
-            buffer += [next(following) for _ in slots]
+            for j in slots:
+                buffer[j] = next(following)
     return drawn
 
 

@@ -305,10 +305,11 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
         Z64 = np.array(self.components_, dtype=np.float64)
         K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
-        if self.solver == "landmark":  # symmetric: eigh, several times faster than an SVD
-            S, U = scipy.linalg.eigh(K, driver="evd")
-            V = U.T
-        else:  # scikit-learn's Nystroem's SVD, to rounding
+        # K_mm is symmetric: eigh, faster than scikit-learn's Nystroem's SVD,
+        # the same map to rounding; an indefinite K_mm (the sigmoid kernel's) takes the SVD
+        S, U = scipy.linalg.eigh(K, driver="evd")
+        V = U.T
+        if S[0] < -EIGEN_FLOOR * max(S[-1], 1.0) * m:
             U, S, V = scipy.linalg.svd(K)
         S = np.maximum(S, EIGEN_FLOOR)
         self.normalization_ = np.dot(U / np.sqrt(S), V)

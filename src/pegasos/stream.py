@@ -655,10 +655,21 @@ class RowSource:
                 _stack([new[0], more[0]], X.shape[1]), np.concatenate([new[1], more[1]]))
         if new is None:
             return
-        keep = np.ones(X.shape[0], bool)
-        keep[drawn[:new[0].shape[0]]] = False
-        self._buffer = (_stack([X[keep], new[0]], X.shape[1]),
-                        np.concatenate([y[keep], new[1]]))
+        slots = drawn[:new[0].shape[0]]  # (increasing) each takes one new row, in place
+        if (isinstance(X, np.ndarray) and isinstance(new[0], np.ndarray)
+                and new[0].shape[1] == X.shape[1]):
+            # dense rows: written over the drawn ones (a copy of the buffer per round cost
+            # more than the round's steps when the rows are wide, e.g. a kernel map's); the
+            # buffer is made its own array first (it may be a block the caller gave)
+            if not (X.flags.owndata and X.flags.writeable and y.flags.owndata):
+                X, y = np.array(X), np.array(y)
+                self._buffer = (X, y)
+            X[slots], y[slots] = new
+            return
+        order = np.arange(X.shape[0])
+        order[slots] = X.shape[0] + np.arange(len(slots))
+        self._buffer = (_stack([X, new[0]], X.shape[1])[order],
+                        np.concatenate([y, new[1]])[order])
 
     def progress(self, elapsed):
         """The rows read, the rate, and whether the rounds draw from the cache, as a
