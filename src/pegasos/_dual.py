@@ -31,7 +31,7 @@ from ._rows import as_rows, check_sparse_structure, compact_columns
 from ._sklearn_private import Interval, _fit_context
 from ._solvers import working_set as _ws
 from ._solvers.engine import engine_for, points
-from ._solvers.problems import describe_regularisation, entry, hard_margin
+from ._solvers.problems import entry, hard_margin
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
 
@@ -88,13 +88,8 @@ _PARTS = {
         (``1.25 q`` columns of n values, always kept), in float32 whatever the
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
-        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
-        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
-        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
-        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
-        2.0 s, medians), where filling fresh memory costs more than computing
-        the columns again.
+        How much more pays depends on what a column costs (measured in
+        docs/guide/dual.md, "Measured").
 """,
     "__ONE_PROBLEM_CALLBACK__": """    callback : callable, default=None
         Called after working sets 1, 2, 4, 8, ... and the last with one
@@ -272,7 +267,8 @@ def _one_sided(Y, positive):
     state = _ws.WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
     return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
                       violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
-                      inner_steps=0, converged=True)
+                      inner_steps=0, converged=True,
+                      problem_steps=np.zeros(n_problems, np.int64))
 
 
 def cut_of(est, X, y, keep, Y, bounds, prepared):
@@ -455,15 +451,6 @@ def solve_all(est, X, y, problems, bounds, prepared):
 
 # --- the model ------------------------------------------------------------------------
 
-def pair_steps(result):
-    """Each problem's pair steps (SMO's iterations: ``n_iter_``, as SVC's) of a
-    :class:`~pegasos._solvers.working_set.Result`; 0 where none were counted (a problem
-    with nothing to solve)."""
-    if result.problem_steps is None:
-        return np.zeros(result.state.a.shape[1], np.int64)
-    return np.asarray(result.problem_steps, dtype=np.int64)
-
-
 def say(est, p, total, result, dual=None, Y=None):
     """``verbose``: one line per solved problem, as LIBSVM's messages (with its dual
     objective, LIBSVM's ``obj``, given the problem's ``dual`` and targets ``Y``)."""
@@ -473,39 +460,35 @@ def say(est, p, total, result, dual=None, Y=None):
     obj = ("" if dual is None else
            f"obj = {float(_ws.dual_objectives(Y, result.state, dual)[0]):.6g}, ")
     print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} working sets, "
-          f"{int(pair_steps(result).sum())} pair steps, {obj}nSV = {nsv}, rho = "
+          f"{int(result.problem_steps.sum())} pair steps, {obj}nSV = {nsv}, rho = "
           + ", ".join(f"{-b:.6g}" for b in result.intercept)
           + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
-
-
-def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
-    """The :class:`~sklearn.exceptions.ConvergenceWarning` of a fit that stopped above
-    ``tol``, or at ``max_iter`` (``out_of_steps``: then SVC's words, whether or not the
-    last step solved the problem, as SVC's), with the working sets, ``n_iter_`` and the
-    ``violation`` (its text) it stopped at."""
-    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
-    if out_of_steps:
-        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
-                "pre-processing your data with StandardScaler or MinMaxScaler. ")
-        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
-    else:  # (no step moved the working sets)
-        said, advice = f"{name}: ", "No step could reduce it further."
-    warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
-                  f"steps (n_iter_) with a largest violation of {violation}. {advice}",
-                  ConvergenceWarning)
 
 
 def write_status(est, solved, violation, per=""):
     """What the fit of every LIBSVM problem writes last from its ``solved`` problems'
     :class:`~pegasos._solvers.working_set.Result`: ``dual_coef_`` as a CSR matrix after a
     fit on sparse rows (as SVC's), ``fit_status_`` (0: every problem reached ``tol``
-    within ``max_iter``), and where it is 1 the warning (:func:`warn_unconverged`)."""
+    within ``max_iter``), and where it is 1 the
+    :class:`~sklearn.exceptions.ConvergenceWarning` with the working sets, ``n_iter_``
+    and the ``violation`` (its text) it stopped at: at ``max_iter``, SVC's words, whether
+    or not the last step solved the problem, as SVC's."""
     if sp.issparse(est.support_vectors_):
         est.dual_coef_ = sp.csr_matrix(est.dual_coef_)
     out_of_steps = any(r.out_of_steps for r in solved)
     est.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
-    if est.fit_status_:
-        warn_unconverged(est, out_of_steps, sum(r.n_iter for r in solved), violation, per)
+    if not est.fit_status_:
+        return
+    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
+    if out_of_steps:
+        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler. ")
+        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
+    else:  # (above tol, and no step moved the working sets)
+        said, advice = f"{name}: ", "No step could reduce it further."
+    warnings.warn(f"{said}It stopped after {sum(r.n_iter for r in solved)} working sets and "
+                  f"{steps} pair steps (n_iter_) with a largest violation of {violation}. "
+                  f"{advice}", ConvergenceWarning)
 
 
 def _set_one_vs_one(est, X, y, problems, solved):
@@ -548,7 +531,7 @@ def _set_classifier(est, X, y, bounds, problems, solved):
     est.violation_ = np.concatenate([r.violation for r in solved])
     est.class_weight_ = compute_class_weight(est.class_weight, classes=est.classes_, y=y)
     est.relative_gap_ = np.concatenate(gaps)
-    est.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
+    est.n_iter_ = np.concatenate([r.problem_steps for r in solved])
     if problems[0].keep is None:
         Y = np.column_stack([problem.Y for problem in problems])
         a = np.column_stack([r.state.a for r in solved])
@@ -575,10 +558,9 @@ def _set_single(est, X, y, problems, solved):
     est.intercept_ = np.asarray(result.intercept, dtype=np.float64)
     est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
     est.n_support_ = np.array([support.size], dtype=np.int32)
-    est.n_iter_ = int(pair_steps(result)[0])
+    est.n_iter_ = int(result.problem_steps[0])
     est.violation_ = float(result.violation[0])
     est.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
-    est._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
     return f"{est.violation_:.3g} (tol={est.tol:g})"
 
 
@@ -613,8 +595,12 @@ class _DualModel:
 
     def _describe_regularisation(self):
         """The regularisation the model was trained with, as ``pegasos info`` prints it (its
-        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
-        return describe_regularisation(self)
+        problem's ``describe``): a dict of its numbers and ``text``.  A model read from a
+        LIBSVM file records no C, nu or epsilon (every fit records its ``violation_``)."""
+        if not hasattr(self, "violation_"):
+            return {"text": "not recorded (read from a LIBSVM model file, which keeps no C, "
+                            "nu or epsilon: the parameters below are the defaults)"}
+        return entry(self._problem).describe(self)
 
     @property
     def coef_(self):
@@ -698,7 +684,7 @@ class _SingleDual(_DualModel, _KernelModel):
         bounds = C if rows is None else np.concatenate([C, C])
         solved, evals = solve_all(self, X, y, problems, bounds, self._prepare(X))
         write_model(self, X, y, bounds, problems, solved, evals)
-        return problem.done(self, X, y, w)
+        return problem.done(self, X, y, w, solved[0])
 
     def _decision(self, X):
         """``dual_coef_ @ K(support_vectors_, X) + intercept_``, (n_samples,)."""

@@ -16,6 +16,8 @@ random folds of the pair's rows, and the pairs' probabilities coupled into one
 distribution by Wu, Lin and Weng's method, as SVC's ``predict_proba``.
 """
 
+import itertools
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -197,6 +199,24 @@ def laplace_scale(est, X, y, sw, seed):
 def pair_sigmoid(dec, target, sw):
     """Platt's sigmoid ``(A, B)`` of decision values against 0/1 targets."""
     return _sigmoid_calibration(dec, target.astype(np.float64), sw)
+
+
+def pair_probabilities(scores, A, B, k, order=None):
+    """LIBSVM's one-vs-one probabilities (``svm_predict_probability``): each pair's sigmoid
+    ``(A, B)`` of its decision values ``scores`` (n, pairs), clipped to [1e-7, 1 - 1e-7],
+    coupled by :func:`couple` into (n, k) probabilities, in the order of classes ``order``
+    where given (svm-predict couples in its model file's order of labels; the coupling
+    stops at a tolerance, so the order shows in 1e-3)."""
+    pairwise = 1.0 / (1.0 + np.exp(np.clip(scores * A + B, -500, 500)))
+    pairwise = np.clip(pairwise, 1e-7, 1 - 1e-7)
+    r = np.zeros((scores.shape[0], k, k))
+    for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
+        r[:, i, j], r[:, j, i] = pairwise[:, p], 1.0 - pairwise[:, p]
+    if order is None:
+        return couple(r)
+    proba = np.empty((scores.shape[0], k))
+    proba[:, order] = couple(r[:, order][:, :, order])
+    return proba
 
 
 def couple(r, max_iter=None):
