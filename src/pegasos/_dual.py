@@ -21,13 +21,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import loss_weights
 from ._kernel_base import _documented, _KernelModel, dense
 from ._memory import check_memory
 from ._probability import libsvm_folds, pair_sigmoid
-from ._rows import as_rows, check_sparse_structure, compact_columns
+from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, _fit_context
 from ._solvers import working_set as _ws
 from ._solvers.engine import engine_for, points
@@ -633,21 +633,6 @@ class _SingleDual(_DualModel, _KernelModel):
         "callback": [callable, None],
     }
 
-    def _validate(self, X, y="no_validation"):
-        """X (and y, as float64 targets, unless "no_validation") checked as the fit takes
-        them."""
-        check_sparse_structure(X)
-        kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=True,
-                      dtype=np.float64 if self.kernel == "precomputed"
-                      else [np.float64, np.float32])
-        if isinstance(y, str) and y == "no_validation":
-            X = validate_data(self, X, **kwargs)
-        else:
-            X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
-            y = np.asarray(y, dtype=np.float64)
-        self._check_gram(X)
-        return X, y
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
         """Solve the estimator's LIBSVM problem (:data:`~pegasos._solvers.problems.PROBLEMS`)
@@ -673,7 +658,7 @@ class _SingleDual(_DualModel, _KernelModel):
         if callable(self.kernel):
             return self._fit_callable(X, y, sample_weight)
         problem = entry(self._problem)
-        X, y = self._validate(X, y) if problem.supervised else self._validate(X)
+        X, y = self._validate_xy(X, y if problem.supervised else None, y_numeric=True)
         w, C = bounds_of(self, X, y, sample_weight)
         Y, rows = problem.variables(X.shape[0])
         n, n_vars = X.shape[0], Y.shape[0]

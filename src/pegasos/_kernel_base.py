@@ -225,6 +225,24 @@ class _KernelModel(BaseEstimator):
             raise _SparseGram("Sparse precomputed kernels are not supported: with "
                               "kernel='precomputed', X must be a dense Gram matrix.")
 
+    def _validate_xy(self, X, y, reset=True, y_numeric=False):
+        """X and y (None: X alone) checked as the fit takes them: a classifier's labels, or
+        with ``y_numeric`` float64 targets."""
+        check_sparse_structure(X)
+        kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
+                      dtype=np.float64 if self.kernel == "precomputed"
+                      else [np.float64, np.float32])
+        if y is None:
+            X = validate_data(self, X, **kwargs)
+        elif y_numeric:
+            X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
+            y = np.asarray(y, dtype=np.float64)
+        else:
+            X, y = validate_data(self, X, y, **kwargs)
+            check_classification_targets(y)
+        self._check_gram(X)
+        return X, y
+
     def _kernel_args(self, X):
         """The :class:`~pegasos._numba.kernels.Kernel`, gamma resolved on X as SVC does."""
         return _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, X)
@@ -360,16 +378,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
                      f"({self._PER_ROW} values per row each, 8 bytes a value)")
 
     # -- input ---------------------------------------------------------------
-
-    def _validate_xy(self, X, y, reset):
-        check_sparse_structure(X)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
-            dtype=np.float64 if self.kernel == "precomputed" else [np.float64, np.float32],
-        )
-        check_classification_targets(y)
-        self._check_gram(X)
-        return X, y
 
     def _binary_targets(self, y):
         return binary_targets(self.classes_, y)
