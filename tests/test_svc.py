@@ -529,7 +529,7 @@ def test_probability_folds_on_the_pairs_columns_are_the_refitted_folds(weights, 
     columns, from its solution, in working sets of a quarter of the fit's where one set
     does not hold the pair (q = 32; issue 42: 1.5x the plain fit's time on 20,000
     Fashion-MNIST rows, 6.5x refitting): the probabilities of refitted folds to 1e-3."""
-    from pegasos._solvers.problems import PROBLEMS
+    from pegasos import svc
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:700] / 16, y[:700]
@@ -538,7 +538,7 @@ def test_probability_folds_on_the_pairs_columns_are_the_refitted_folds(weights, 
         sw[:15] = 0.0
     fast = DualSVC(C=5, probability=True, random_state=0, working_set_size=q).fit(
         X, y, sample_weight=sw)
-    monkeypatch.setitem(PROBLEMS, "c_svc", PROBLEMS["c_svc"]._replace(warm_folds=False))
+    monkeypatch.setattr(svc.DualSVC, "_WARM_FOLDS", False)
     refit = DualSVC(C=5, probability=True, random_state=0, working_set_size=q).fit(
         X, y, sample_weight=sw)
     np.testing.assert_allclose(fast.predict_proba(X), refit.predict_proba(X), atol=1e-3)

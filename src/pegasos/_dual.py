@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import loss_weights
 from ._kernel_base import _documented, _KernelModel, dense
 from ._memory import check_memory
-from ._probability import libsvm_folds, pair_sigmoid
+from ._probability import pair_sigmoid, warm_pair_decisions
 from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, _fit_context
 from ._solvers import working_set as _ws
@@ -50,7 +50,7 @@ INNER_RATIO = 0.1
 #: Pair steps per inner solve, at most, per row of the working set.
 INNER_STEPS_PER_ROW = 100
 
-#: Probability's folds (:func:`folds`) of a problem larger than the fit's
+#: Probability's folds (:func:`fold_plan`) of a problem larger than the fit's
 #: working set take sets of this share of it: started near their solution, they move
 #: few variables, and a large set cost its gathering and the columns of rows that did
 #: not move.  20,000 Fashion-MNIST rows of 10 classes (pairs of 4,000 rows, q = 1024):
@@ -335,9 +335,10 @@ def _solve(est, cut, position, arena, evals):
     if report is not None and reported[0] != result.n_iter:
         report(result.n_iter, result.columns, result.seconds, result.state, result.intercept,
                result.problem_steps)
-    if getattr(est, "_sigmoids", None) is not None:
-        est._sigmoids[first] = pair_sigmoid(
-            *folds(est, points(rows, sqnorm), Y, bounds, plan, result, first), None)
+    if getattr(est, "_sigmoids", None) is not None:  # (probability's folds, on its columns)
+        est._sigmoids[first] = pair_sigmoid(*warm_pair_decisions(
+            points(rows, sqnorm), est._kargs, Y, bounds, fold_plan(plan, len(Y)), result,
+            est._fold_seed + first), None)
     result = as_model(est, result._replace(store=None))
     # columns read from the kernel matrix cost no evaluation: the fit counted the matrix
     return result, (int(result.columns) * n if gram is None else 0) + start_evals
@@ -371,63 +372,14 @@ def as_model(est, result):
     return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
 
 
-def _fold_start(state, y, C, columns):
-    """A fold's start (:func:`folds`): the full solution ``state`` with the variables of
-    the rows of bound 0 removed and ``y'a = 0`` restored by lowering the heavier side's
-    largest variables; ``columns(rows)`` gives K(all rows, rows) as (len(rows), n)."""
-    a, F = state.a[:, 0].copy(), state.F[:, 0].copy()
-    out = np.flatnonzero((C <= 0) & (a > 0))
-    if out.size:
-        F -= (y[out] * a[out]) @ columns(out)
-        a[out] = 0.0
-    excess = float(y @ a)
-    side = np.flatnonzero((y == np.sign(excess)) & (a > 0))
-    order = side[np.argsort(-a[side], kind="stable")]
-    need = np.cumsum(a[order])
-    cut = order[: np.searchsorted(need, abs(excess)) + 1]
-    if cut.size and excess != 0.0:  # (the heavier side holds the excess: it suffices)
-        change = -a[cut]
-        change[-1] += float(need[len(cut) - 1] - abs(excess))
-        a[cut] = np.maximum(a[cut] + change, 0.0)
-        F += (y[cut] * change) @ columns(cut)
-    return _ws.WorkingSetState(a[:, None], np.ascontiguousarray(F[None, :]).T)
-
-
-def folds(est, points_, Y, bounds, plan, result, p):
-    """LIBSVM's probability folds of one problem (``svm_binary_svc_probability``), solved
-    right after it on its own kernel columns: each fold is the problem with the bounds
-    of its left-out rows set to 0 (LIBSVM's fold drops them), started from the full
-    solution with those rows' variables removed (their columns subtracted from the
-    responses) and the equality ``y'a = 0`` restored by lowering the heavier side's
-    largest variables, in working sets of :data:`FOLD_SET_DIVISOR` times fewer
-    variables than the fit's where one set does not hold the problem (else as one
-    block, solved to tol); the left-out rows' decision values are their responses
-    plus the fold's intercept.  The rows of weight 0 take no part; the folds are
-    :func:`~pegasos._probability.libsvm_folds` of the rows (seed drawn from
-    ``random_state``, + p), as :func:`~pegasos._probability.pair_decisions`'s, and so
-    is the rule for a fold of one side.  Returns (the decision values, positive for
-    Y's +1, and the targets) of the weighted rows."""
-    seed = est._fold_seed + p
-    store, y = result.store, Y[:, 0]
-    if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
-        plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
-    else:
-        plan = plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
-    rows = np.flatnonzero(bounds > 0)
-    dec = np.zeros(len(y))
-    for train, test in libsvm_folds(rows, seed):
-        sides = (np.any(y[train] > 0), np.any(y[train] < 0))
-        if not all(sides):
-            dec[test] = 1.0 if sides[0] else -1.0
-            continue
-        C = np.zeros(len(y))
-        C[train] = bounds[train]
-        start = _fold_start(result.state, y, C,
-                            lambda r: store.values(r, points_, est._kargs))
-        fold = _ws.run(points_, est._kargs, Y, C, plan, None, start, store.gram,
-                       columns=store)
-        dec[test] = fold.state.F[test, 0] + fold.intercept[0]
-    return dec[rows], y[rows] > 0
+def fold_plan(plan, n_vars):
+    """The plan of probability's folds of a problem of ``n_vars`` variables solved with
+    ``plan`` (:func:`~pegasos._probability.warm_pair_decisions`): one block solved to tol
+    where one working set holds the problem (from a start near the solution, that halved
+    the time), else working sets :data:`FOLD_SET_DIVISOR` times smaller than the fit's."""
+    if plan.q >= n_vars:
+        return plan._replace(ratio=0.0)
+    return plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
 
 
 def solve_all(est, X, y, problems, bounds, prepared):

@@ -226,6 +226,10 @@ class DualSVC(_DualModel, _KernelClassifier):
     }
     _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
+    #: probability's folds solved right after each problem, on its columns, where its
+    #: problem's ``warm_folds`` says so (False: refitted, as LIBSVM does; the ablation of
+    #: tests/test_svc.py and benchmarks/calibration.py)
+    _WARM_FOLDS = True
 
     def _check_memory(self, n, n_classes):
         if self.multi_class == "ovr" or n_classes == 2:
@@ -293,9 +297,11 @@ class DualSVC(_DualModel, _KernelClassifier):
 
     def _keep_sigmoids(self, n_problems):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
-        it, on its kernel columns (:func:`~pegasos._dual.folds`): their list, and the folds' seed."""
+        it, on its kernel columns (:func:`~pegasos._probability.warm_pair_decisions`): their
+        list, and the folds' seed."""
         self.__dict__.pop("_sigmoids", None)
-        if self.probability and entry(self._problem).warm_folds and self.multi_class == "ovo":
+        if (self.probability and self._WARM_FOLDS and entry(self._problem).warm_folds
+                and self.multi_class == "ovo"):
             self._sigmoids = [None] * n_problems
             self._fold_seed = check_random_state(self.random_state).randint(
                 np.iinfo(np.int32).max)
@@ -483,7 +489,7 @@ class DualSVC(_DualModel, _KernelClassifier):
         # pairs: for the pair's first class (SVC's one-vs-one decision)
         pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
         # (the fit's, pair by pair, where its folds were solved on the pair's columns:
-        # _dual.folds; the others refitted)
+        # warm_pair_decisions; the others refitted)
         sigmoids = self.__dict__.pop("_sigmoids", None) or [None] * len(pairs)
         self.__dict__.pop("_fold_seed", None)
         for p, (first, second) in enumerate(pairs):
