@@ -24,7 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import loss_weights
-from ._kernel_base import _documented, _KernelModel, dense
+from ._kernel_base import _documented, _KernelModel, dense, write_support
 from ._memory import check_memory
 from ._probability import pair_sigmoid, warm_pair_decisions
 from ._rows import as_rows, compact_columns
@@ -464,11 +464,8 @@ def _set_one_vs_one(est, X, y, problems, solved):
         dual[j - 1, at[keep[first]]] = a[first]
         second = mine & (Y[:, 0] < 0)
         dual[i, at[keep[second]]] = -a[second]
-    est.support_ = support.astype(np.int32)
-    est.dual_coef_ = dual
-    est.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
-    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
-    est.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
+    write_support(est, X, support, dual, [r.intercept[0] for r in solved],
+                  np.bincount(labels[support], minlength=k))
 
 
 def _set_classifier(est, X, y, bounds, problems, solved):
@@ -505,11 +502,7 @@ def _set_single(est, X, y, problems, solved):
     dual = dual_of(est, y, n)
     beta = row_coefficients(Y, result.state.a, dual.rows, n)[:, 0]
     support = np.flatnonzero(beta)
-    est.support_ = support.astype(np.int32)
-    est.dual_coef_ = beta[support][None, :]
-    est.intercept_ = np.asarray(result.intercept, dtype=np.float64)
-    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
-    est.n_support_ = np.array([support.size], dtype=np.int32)
+    write_support(est, X, support, beta[support][None, :], result.intercept, [support.size])
     est.n_iter_ = int(result.problem_steps[0])
     est.violation_ = float(result.violation[0])
     est.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])

@@ -195,6 +195,17 @@ def dense(coef):
     return coef.toarray() if sp.issparse(coef) else coef
 
 
+def write_support(est, X, support, dual_coef, intercept, n_support):
+    """SVC's attributes of a model's support vectors, the rows ``support`` of X:
+    ``support_``, ``dual_coef_``, ``intercept_``, ``support_vectors_`` (empty with
+    ``kernel="precomputed"``) and ``n_support_``."""
+    est.support_ = support.astype(np.int32)
+    est.dual_coef_ = dual_coef
+    est.intercept_ = np.asarray(intercept, dtype=np.float64)
+    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
+    est.n_support_ = np.asarray(n_support).astype(np.int32)
+
+
 class _KernelModel(BaseEstimator):
     """Kernel parameters, the training rows made ready for the solvers, and the decision
     values of support vectors: what the kernel classifiers, :class:`~pegasos.DualSVR`
@@ -414,16 +425,10 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         """SVC-style attributes from dense per-problem coefficient vectors (n_problems, n)."""
         coefs = np.asarray(coefs)
         support = np.flatnonzero(np.any(coefs != 0.0, axis=0))
-        self.support_ = support.astype(np.int32)
-        self.dual_coef_ = coefs[:, support]
-        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support]
         # as SVC: the number of support vectors of each class (by their labels)
         labels = np.searchsorted(self.classes_, y[support])
-        self.n_support_ = np.bincount(labels, minlength=len(self.classes_)).astype(np.int32)
+        write_support(self, X, support, coefs[:, support], intercepts,
+                      np.bincount(labels, minlength=len(self.classes_)))
 
     def decision_function(self, X):
         """Signed distance: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
