@@ -603,7 +603,8 @@ class _SingleDual(_DualModel, _KernelModel):
         if callable(self.kernel):
             return self._fit_callable(X, y, sample_weight)
         problem = entry(self._problem)
-        X, y = self._validate_xy(X, y if problem.supervised else None, y_numeric=True)
+        X, y = self._validate_xy(X, y if problem.supervised else "no_validation",
+                                 y_numeric=True)
         w, C = bounds_of(self, X, y, sample_weight)
         Y, rows = problem.variables(X.shape[0])
         n, n_vars = X.shape[0], Y.shape[0]

@@ -237,13 +237,13 @@ class _KernelModel(BaseEstimator):
                               "kernel='precomputed', X must be a dense Gram matrix.")
 
     def _validate_xy(self, X, y, reset=True, y_numeric=False):
-        """X and y (None: X alone) checked as the fit takes them: a classifier's labels, or
-        with ``y_numeric`` float64 targets."""
+        """X and y (``"no_validation"``: X alone) checked as the fit takes them: a
+        classifier's labels, or with ``y_numeric`` float64 targets."""
         check_sparse_structure(X)
         kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
                       dtype=np.float64 if self.kernel == "precomputed"
                       else [np.float64, np.float32])
-        if y is None:
+        if isinstance(y, str) and y == "no_validation":
             X = validate_data(self, X, **kwargs)
         elif y_numeric:
             X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
