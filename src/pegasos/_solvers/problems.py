@@ -174,9 +174,8 @@ class Problem(NamedTuple):
 
     #: LIBSVM's ``svm_type``; the key of :data:`PROBLEMS` and the estimators' ``_problem``
     svm_type: str
-    #: the public estimator, and the module that defines it
+    #: the public estimator (``pegasos.<estimator>``)
     estimator: str
-    module: str
     #: the CLI's ``-s`` name, and the estimator's parameters that the CLI's options give
     solver: str
     options: tuple
@@ -225,7 +224,7 @@ _SINGLE = dict(classifier=False, supervised=True, class_weighted=False, rescale=
                optional_arrays=frozenset())
 
 C_SVC = Problem(
-    svm_type="c_svc", estimator="DualSVC", module="pegasos.svc", solver="svc",
+    svm_type="c_svc", estimator="DualSVC", solver="svc",
     options=("C", "class_weight", "random_state"), class_weighted=True,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=None,
     linear=lambda est, y: -1.0, by_sign=False, undefined=0.0, start=None, rescale=False,
@@ -239,7 +238,7 @@ C_SVC = Problem(
     optional_scalars={"n_iter_": Integral, "pairwise_coupling_": Integral}, **_CLASSIFIERS)
 
 NU_SVC = Problem(
-    svm_type="nu_svc", estimator="DualNuSVC", module="pegasos.svc", solver="nu-svc",
+    svm_type="nu_svc", estimator="DualNuSVC", solver="nu-svc",
     options=("nu", "random_state"), class_weighted=False, bounds=lambda est, w: w,
     check=lambda est, X, y, w: check_nu_feasible(est.nu, y, w), linear=lambda est, y: 0.0, by_sign=True, undefined=math.nan,
     start=lambda est, w, Y: nu_start(w, est.nu, Y[:, 0] > 0), rescale=True,
@@ -250,15 +249,14 @@ NU_SVC = Problem(
     optional_scalars={"pairwise_coupling_": Integral}, **_CLASSIFIERS)
 
 ONE_CLASS = Problem(
-    svm_type="one_class", estimator="DualOneClassSVM", module="pegasos.one_class",
-    solver="one-class", options=("nu",), variables=_one_per_row, bounds=lambda est, w: w,
-    check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=math.nan,
+    svm_type="one_class", estimator="DualOneClassSVM", solver="one-class", options=("nu",),
+    variables=_one_per_row, bounds=lambda est, w: w, check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=math.nan,
     start=lambda est, w, Y: libsvm_start(w, est.nu), done=_one_class_done,
     describe=_describe_nu, optional_scalars=_SINGLE_OPTIONAL,
     **{**_SINGLE, "arrays": _SINGLE_ARRAYS | {"offset_"}, "supervised": False})
 
 EPSILON_SVR = Problem(
-    svm_type="epsilon_svr", estimator="DualSVR", module="pegasos.svr", solver="svr",
+    svm_type="epsilon_svr", estimator="DualSVR", solver="svr",
     options=("C", "epsilon", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=None,
     linear=lambda est, y: np.concatenate([est.epsilon - y, est.epsilon + y])[:, None],
@@ -266,7 +264,7 @@ EPSILON_SVR = Problem(
     optional_scalars=_SINGLE_OPTIONAL, **_SINGLE)
 
 NU_SVR = Problem(
-    svm_type="nu_svr", estimator="DualNuSVR", module="pegasos.svr", solver="nu-svr",
+    svm_type="nu_svr", estimator="DualNuSVR", solver="nu-svr",
     options=("nu", "C", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=refuse_unresolvable_C,
     linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=math.nan,
@@ -294,6 +292,6 @@ def problem_of(est):
 
 
 def estimator_class(problem):
-    """The public estimator class of a :class:`Problem` (imported on demand: the table is
-    read by model files and the CLI without the solver)."""
-    return getattr(importlib.import_module(problem.module), problem.estimator)
+    """The public estimator class of a :class:`Problem`: the package's export (imported on
+    demand, as the table is read by model files and the CLI without the solver)."""
+    return getattr(importlib.import_module("pegasos"), problem.estimator)
