@@ -21,17 +21,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import loss_weights
-from ._kernel_base import _documented, _KernelModel, dense
+from ._kernel_base import _documented, _KernelModel, dense, write_support
 from ._memory import check_memory
-from ._probability import libsvm_folds, pair_sigmoid
-from ._rows import as_rows, check_sparse_structure, compact_columns
+from ._probability import pair_sigmoid, warm_pair_decisions
+from ._rows import as_rows, compact_columns
 from ._sklearn_private import Interval, _fit_context
 from ._solvers import working_set as _ws
 from ._solvers.engine import engine_for, points
-from ._solvers.problems import describe_regularisation, entry, hard_margin
+from ._solvers.problems import entry, hard_margin
 from ._solvers.report import Report
 from ._solvers.threads import one_blas_thread
 
@@ -50,7 +50,7 @@ INNER_RATIO = 0.1
 #: Pair steps per inner solve, at most, per row of the working set.
 INNER_STEPS_PER_ROW = 100
 
-#: Probability's folds (:func:`folds`) of a problem larger than the fit's
+#: Probability's folds (:func:`fold_plan`) of a problem larger than the fit's
 #: working set take sets of this share of it: started near their solution, they move
 #: few variables, and a large set cost its gathering and the columns of rows that did
 #: not move.  20,000 Fashion-MNIST rows of 10 classes (pairs of 4,000 rows, q = 1024):
@@ -88,13 +88,8 @@ _PARTS = {
         (``1.25 q`` columns of n values, always kept), in float32 whatever the
         rows' type, as LIBSVM's cache; any size is honoured.  Columns of
         rows chosen again are reused, least recently used out.  SVC's default.
-        How much more pays depends on what a column costs (docs/journal/dualsvc.md,
-        "SVC's model"): on 10-class Fashion-MNIST (784 features, 60,000 rows)
-        one-vs-rest took 193 s with 200 MB and 56 s with 8 GB (every support
-        vector's column computed once), one-vs-one 27.5 s with 200 MB; on
-        ijcnn1 (22 features) 2 GB was slower than 200 MB (2.5 s against
-        2.0 s, medians), where filling fresh memory costs more than computing
-        the columns again.
+        How much more pays depends on what a column costs (measured in
+        docs/guide/dual.md, "Measured").
 """,
     "__ONE_PROBLEM_CALLBACK__": """    callback : callable, default=None
         Called after working sets 1, 2, 4, 8, ... and the last with one
@@ -272,7 +267,8 @@ def _one_sided(Y, positive):
     state = _ws.WorkingSetState(np.zeros((n, n_problems)), np.zeros((n_problems, n)).T)
     return _ws.Result(state=state, intercept=np.where(positive, 1.0, -1.0),
                       violation=np.zeros(n_problems), n_iter=0, seconds=0.0, columns=0,
-                      inner_steps=0, converged=True)
+                      inner_steps=0, converged=True,
+                      problem_steps=np.zeros(n_problems, np.int64))
 
 
 def cut_of(est, X, y, keep, Y, bounds, prepared):
@@ -339,9 +335,10 @@ def _solve(est, cut, position, arena, evals):
     if report is not None and reported[0] != result.n_iter:
         report(result.n_iter, result.columns, result.seconds, result.state, result.intercept,
                result.problem_steps)
-    if getattr(est, "_sigmoids", None) is not None:
-        est._sigmoids[first] = pair_sigmoid(
-            *folds(est, points(rows, sqnorm), Y, bounds, plan, result, first), None)
+    if getattr(est, "_sigmoids", None) is not None:  # (probability's folds, on its columns)
+        est._sigmoids[first] = pair_sigmoid(*warm_pair_decisions(
+            points(rows, sqnorm), est._kargs, Y, bounds, fold_plan(plan, len(Y)), result,
+            est._fold_seed + first), None)
     result = as_model(est, result._replace(store=None))
     # columns read from the kernel matrix cost no evaluation: the fit counted the matrix
     return result, (int(result.columns) * n if gram is None else 0) + start_evals
@@ -375,63 +372,14 @@ def as_model(est, result):
     return result._replace(state=state, intercept=result.intercept / r, scale=1.0 / r)
 
 
-def _fold_start(state, y, C, columns):
-    """A fold's start (:func:`folds`): the full solution ``state`` with the variables of
-    the rows of bound 0 removed and ``y'a = 0`` restored by lowering the heavier side's
-    largest variables; ``columns(rows)`` gives K(all rows, rows) as (len(rows), n)."""
-    a, F = state.a[:, 0].copy(), state.F[:, 0].copy()
-    out = np.flatnonzero((C <= 0) & (a > 0))
-    if out.size:
-        F -= (y[out] * a[out]) @ columns(out)
-        a[out] = 0.0
-    excess = float(y @ a)
-    side = np.flatnonzero((y == np.sign(excess)) & (a > 0))
-    order = side[np.argsort(-a[side], kind="stable")]
-    need = np.cumsum(a[order])
-    cut = order[: np.searchsorted(need, abs(excess)) + 1]
-    if cut.size and excess != 0.0:  # (the heavier side holds the excess: it suffices)
-        change = -a[cut]
-        change[-1] += float(need[len(cut) - 1] - abs(excess))
-        a[cut] = np.maximum(a[cut] + change, 0.0)
-        F += (y[cut] * change) @ columns(cut)
-    return _ws.WorkingSetState(a[:, None], np.ascontiguousarray(F[None, :]).T)
-
-
-def folds(est, points_, Y, bounds, plan, result, p):
-    """LIBSVM's probability folds of one problem (``svm_binary_svc_probability``), solved
-    right after it on its own kernel columns: each fold is the problem with the bounds
-    of its left-out rows set to 0 (LIBSVM's fold drops them), started from the full
-    solution with those rows' variables removed (their columns subtracted from the
-    responses) and the equality ``y'a = 0`` restored by lowering the heavier side's
-    largest variables, in working sets of :data:`FOLD_SET_DIVISOR` times fewer
-    variables than the fit's where one set does not hold the problem (else as one
-    block, solved to tol); the left-out rows' decision values are their responses
-    plus the fold's intercept.  The rows of weight 0 take no part; the folds are
-    :func:`~pegasos._probability.libsvm_folds` of the rows (seed drawn from
-    ``random_state``, + p), as :func:`~pegasos._probability.pair_decisions`'s, and so
-    is the rule for a fold of one side.  Returns (the decision values, positive for
-    Y's +1, and the targets) of the weighted rows."""
-    seed = est._fold_seed + p
-    store, y = result.store, Y[:, 0]
-    if plan.q >= len(y):  # one block holds the problem: solved to tol at once (from a
-        plan = plan._replace(ratio=0.0)  # start near the solution, halved the time)
-    else:
-        plan = plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
-    rows = np.flatnonzero(bounds > 0)
-    dec = np.zeros(len(y))
-    for train, test in libsvm_folds(rows, seed):
-        sides = (np.any(y[train] > 0), np.any(y[train] < 0))
-        if not all(sides):
-            dec[test] = 1.0 if sides[0] else -1.0
-            continue
-        C = np.zeros(len(y))
-        C[train] = bounds[train]
-        start = _fold_start(result.state, y, C,
-                            lambda r: store.values(r, points_, est._kargs))
-        fold = _ws.run(points_, est._kargs, Y, C, plan, None, start, store.gram,
-                       columns=store)
-        dec[test] = fold.state.F[test, 0] + fold.intercept[0]
-    return dec[rows], y[rows] > 0
+def fold_plan(plan, n_vars):
+    """The plan of probability's folds of a problem of ``n_vars`` variables solved with
+    ``plan`` (:func:`~pegasos._probability.warm_pair_decisions`): one block solved to tol
+    where one working set holds the problem (from a start near the solution, that halved
+    the time), else working sets :data:`FOLD_SET_DIVISOR` times smaller than the fit's."""
+    if plan.q >= n_vars:
+        return plan._replace(ratio=0.0)
+    return plan._replace(**_set_size(max(2, plan.q // FOLD_SET_DIVISOR)))
 
 
 def solve_all(est, X, y, problems, bounds, prepared):
@@ -455,15 +403,6 @@ def solve_all(est, X, y, problems, bounds, prepared):
 
 # --- the model ------------------------------------------------------------------------
 
-def pair_steps(result):
-    """Each problem's pair steps (SMO's iterations: ``n_iter_``, as SVC's) of a
-    :class:`~pegasos._solvers.working_set.Result`; 0 where none were counted (a problem
-    with nothing to solve)."""
-    if result.problem_steps is None:
-        return np.zeros(result.state.a.shape[1], np.int64)
-    return np.asarray(result.problem_steps, dtype=np.int64)
-
-
 def say(est, p, total, result, dual=None, Y=None):
     """``verbose``: one line per solved problem, as LIBSVM's messages (with its dual
     objective, LIBSVM's ``obj``, given the problem's ``dual`` and targets ``Y``)."""
@@ -473,39 +412,35 @@ def say(est, p, total, result, dual=None, Y=None):
     obj = ("" if dual is None else
            f"obj = {float(_ws.dual_objectives(Y, result.state, dual)[0]):.6g}, ")
     print(f"{type(est).__name__}: problem {p + 1} of {total}: {result.n_iter} working sets, "
-          f"{int(pair_steps(result).sum())} pair steps, {obj}nSV = {nsv}, rho = "
+          f"{int(result.problem_steps.sum())} pair steps, {obj}nSV = {nsv}, rho = "
           + ", ".join(f"{-b:.6g}" for b in result.intercept)
           + f", violation = {float(np.max(result.violation)):.3g}", flush=True)
-
-
-def warn_unconverged(est, out_of_steps, working_sets, violation, per=""):
-    """The :class:`~sklearn.exceptions.ConvergenceWarning` of a fit that stopped above
-    ``tol``, or at ``max_iter`` (``out_of_steps``: then SVC's words, whether or not the
-    last step solved the problem, as SVC's), with the working sets, ``n_iter_`` and the
-    ``violation`` (its text) it stopped at."""
-    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
-    if out_of_steps:
-        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
-                "pre-processing your data with StandardScaler or MinMaxScaler. ")
-        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
-    else:  # (no step moved the working sets)
-        said, advice = f"{name}: ", "No step could reduce it further."
-    warnings.warn(f"{said}It stopped after {working_sets} working sets and {steps} pair "
-                  f"steps (n_iter_) with a largest violation of {violation}. {advice}",
-                  ConvergenceWarning)
 
 
 def write_status(est, solved, violation, per=""):
     """What the fit of every LIBSVM problem writes last from its ``solved`` problems'
     :class:`~pegasos._solvers.working_set.Result`: ``dual_coef_`` as a CSR matrix after a
     fit on sparse rows (as SVC's), ``fit_status_`` (0: every problem reached ``tol``
-    within ``max_iter``), and where it is 1 the warning (:func:`warn_unconverged`)."""
+    within ``max_iter``), and where it is 1 the
+    :class:`~sklearn.exceptions.ConvergenceWarning` with the working sets, ``n_iter_``
+    and the ``violation`` (its text) it stopped at: at ``max_iter``, SVC's words, whether
+    or not the last step solved the problem, as SVC's."""
     if sp.issparse(est.support_vectors_):
         est.dual_coef_ = sp.csr_matrix(est.dual_coef_)
     out_of_steps = any(r.out_of_steps for r in solved)
     est.fit_status_ = 0 if all(r.converged for r in solved) and not out_of_steps else 1
-    if est.fit_status_:
-        warn_unconverged(est, out_of_steps, sum(r.n_iter for r in solved), violation, per)
+    if not est.fit_status_:
+        return
+    name, steps = type(est).__name__, int(np.sum(est.n_iter_))
+    if out_of_steps:
+        said = (f"{name}: Solver terminated early (max_iter={est.max_iter}).  Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler. ")
+        advice = f"Increase max_iter (pair steps{per}; -1 for no limit)."
+    else:  # (above tol, and no step moved the working sets)
+        said, advice = f"{name}: ", "No step could reduce it further."
+    warnings.warn(f"{said}It stopped after {sum(r.n_iter for r in solved)} working sets and "
+                  f"{steps} pair steps (n_iter_) with a largest violation of {violation}. "
+                  f"{advice}", ConvergenceWarning)
 
 
 def _set_one_vs_one(est, X, y, problems, solved):
@@ -529,11 +464,8 @@ def _set_one_vs_one(est, X, y, problems, solved):
         dual[j - 1, at[keep[first]]] = a[first]
         second = mine & (Y[:, 0] < 0)
         dual[i, at[keep[second]]] = -a[second]
-    est.support_ = support.astype(np.int32)
-    est.dual_coef_ = dual
-    est.intercept_ = np.array([r.intercept[0] for r in solved], dtype=np.float64)
-    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
-    est.n_support_ = np.bincount(labels[support], minlength=k).astype(np.int32)
+    write_support(est, X, support, dual, [r.intercept[0] for r in solved],
+                  np.bincount(labels[support], minlength=k))
 
 
 def _set_classifier(est, X, y, bounds, problems, solved):
@@ -548,7 +480,7 @@ def _set_classifier(est, X, y, bounds, problems, solved):
     est.violation_ = np.concatenate([r.violation for r in solved])
     est.class_weight_ = compute_class_weight(est.class_weight, classes=est.classes_, y=y)
     est.relative_gap_ = np.concatenate(gaps)
-    est.n_iter_ = np.concatenate([pair_steps(r) for r in solved])
+    est.n_iter_ = np.concatenate([r.problem_steps for r in solved])
     if problems[0].keep is None:
         Y = np.column_stack([problem.Y for problem in problems])
         a = np.column_stack([r.state.a for r in solved])
@@ -570,15 +502,10 @@ def _set_single(est, X, y, problems, solved):
     dual = dual_of(est, y, n)
     beta = row_coefficients(Y, result.state.a, dual.rows, n)[:, 0]
     support = np.flatnonzero(beta)
-    est.support_ = support.astype(np.int32)
-    est.dual_coef_ = beta[support][None, :]
-    est.intercept_ = np.asarray(result.intercept, dtype=np.float64)
-    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
-    est.n_support_ = np.array([support.size], dtype=np.int32)
-    est.n_iter_ = int(pair_steps(result)[0])
+    write_support(est, X, support, beta[support][None, :], result.intercept, [support.size])
+    est.n_iter_ = int(result.problem_steps[0])
     est.violation_ = float(result.violation[0])
     est.objective_ = float(_ws.dual_objectives(Y, result.state, dual)[0])
-    est._r = result.r  # (the nu problems': DualNuSVR's epsilon_)
     return f"{est.violation_:.3g} (tol={est.tol:g})"
 
 
@@ -613,8 +540,12 @@ class _DualModel:
 
     def _describe_regularisation(self):
         """The regularisation the model was trained with, as ``pegasos info`` prints it (its
-        problem's: :data:`~pegasos._solvers.problems.PROBLEMS`)."""
-        return describe_regularisation(self)
+        problem's ``describe``): a dict of its numbers and ``text``.  A model read from a
+        LIBSVM file records no C, nu or epsilon (every fit records its ``violation_``)."""
+        if not hasattr(self, "violation_"):
+            return {"text": "not recorded (read from a LIBSVM model file, which keeps no C, "
+                            "nu or epsilon: the parameters below are the defaults)"}
+        return entry(self._problem).describe(self)
 
     @property
     def coef_(self):
@@ -647,21 +578,6 @@ class _SingleDual(_DualModel, _KernelModel):
         "callback": [callable, None],
     }
 
-    def _validate(self, X, y="no_validation"):
-        """X (and y, as float64 targets, unless "no_validation") checked as the fit takes
-        them."""
-        check_sparse_structure(X)
-        kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=True,
-                      dtype=np.float64 if self.kernel == "precomputed"
-                      else [np.float64, np.float32])
-        if isinstance(y, str) and y == "no_validation":
-            X = validate_data(self, X, **kwargs)
-        else:
-            X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
-            y = np.asarray(y, dtype=np.float64)
-        self._check_gram(X)
-        return X, y
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
         """Solve the estimator's LIBSVM problem (:data:`~pegasos._solvers.problems.PROBLEMS`)
@@ -687,7 +603,8 @@ class _SingleDual(_DualModel, _KernelModel):
         if callable(self.kernel):
             return self._fit_callable(X, y, sample_weight)
         problem = entry(self._problem)
-        X, y = self._validate(X, y) if problem.supervised else self._validate(X)
+        X, y = self._validate_xy(X, y if problem.supervised else "no_validation",
+                                 y_numeric=True)
         w, C = bounds_of(self, X, y, sample_weight)
         Y, rows = problem.variables(X.shape[0])
         n, n_vars = X.shape[0], Y.shape[0]
@@ -698,7 +615,7 @@ class _SingleDual(_DualModel, _KernelModel):
         bounds = C if rows is None else np.concatenate([C, C])
         solved, evals = solve_all(self, X, y, problems, bounds, self._prepare(X))
         write_model(self, X, y, bounds, problems, solved, evals)
-        return problem.done(self, X, y, w)
+        return problem.done(self, X, y, w, solved[0])
 
     def _decision(self, X):
         """``dual_coef_ @ K(support_vectors_, X) + intercept_``, (n_samples,)."""

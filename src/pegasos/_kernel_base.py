@@ -195,6 +195,17 @@ def dense(coef):
     return coef.toarray() if sp.issparse(coef) else coef
 
 
+def write_support(est, X, support, dual_coef, intercept, n_support):
+    """SVC's attributes of a model's support vectors, the rows ``support`` of X:
+    ``support_``, ``dual_coef_``, ``intercept_``, ``support_vectors_`` (empty with
+    ``kernel="precomputed"``) and ``n_support_``."""
+    est.support_ = support.astype(np.int32)
+    est.dual_coef_ = dual_coef
+    est.intercept_ = np.asarray(intercept, dtype=np.float64)
+    est.support_vectors_ = np.empty((0, 0)) if est.kernel == "precomputed" else X[support]
+    est.n_support_ = np.asarray(n_support).astype(np.int32)
+
+
 class _KernelModel(BaseEstimator):
     """Kernel parameters, the training rows made ready for the solvers, and the decision
     values of support vectors: what the kernel classifiers, :class:`~pegasos.DualSVR`
@@ -224,6 +235,24 @@ class _KernelModel(BaseEstimator):
         if self.kernel == "precomputed" and sp.issparse(X):
             raise _SparseGram("Sparse precomputed kernels are not supported: with "
                               "kernel='precomputed', X must be a dense Gram matrix.")
+
+    def _validate_xy(self, X, y, reset=True, y_numeric=False):
+        """X and y (``"no_validation"``: X alone) checked as the fit takes them: a
+        classifier's labels, or with ``y_numeric`` float64 targets."""
+        check_sparse_structure(X)
+        kwargs = dict(accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
+                      dtype=np.float64 if self.kernel == "precomputed"
+                      else [np.float64, np.float32])
+        if isinstance(y, str) and y == "no_validation":
+            X = validate_data(self, X, **kwargs)
+        elif y_numeric:
+            X, y = validate_data(self, X, y, y_numeric=True, **kwargs)
+            y = np.asarray(y, dtype=np.float64)
+        else:
+            X, y = validate_data(self, X, y, **kwargs)
+            check_classification_targets(y)
+        self._check_gram(X)
+        return X, y
 
     def _kernel_args(self, X):
         """The :class:`~pegasos._numba.kernels.Kernel`, gamma resolved on X as SVC does."""
@@ -361,16 +390,6 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
 
     # -- input ---------------------------------------------------------------
 
-    def _validate_xy(self, X, y, reset):
-        check_sparse_structure(X)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", order="C", accept_large_sparse=True, reset=reset,
-            dtype=np.float64 if self.kernel == "precomputed" else [np.float64, np.float32],
-        )
-        check_classification_targets(y)
-        self._check_gram(X)
-        return X, y
-
     def _binary_targets(self, y):
         return binary_targets(self.classes_, y)
 
@@ -406,16 +425,10 @@ class _KernelClassifier(ProbabilityMixin, ClassifierMixin, _KernelModel):
         """SVC-style attributes from dense per-problem coefficient vectors (n_problems, n)."""
         coefs = np.asarray(coefs)
         support = np.flatnonzero(np.any(coefs != 0.0, axis=0))
-        self.support_ = support.astype(np.int32)
-        self.dual_coef_ = coefs[:, support]
-        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support]
         # as SVC: the number of support vectors of each class (by their labels)
         labels = np.searchsorted(self.classes_, y[support])
-        self.n_support_ = np.bincount(labels, minlength=len(self.classes_)).astype(np.int32)
+        write_support(self, X, support, coefs[:, support], intercepts,
+                      np.bincount(labels, minlength=len(self.classes_)))
 
     def decision_function(self, X):
         """Signed distance: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.

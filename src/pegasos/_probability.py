@@ -16,6 +16,8 @@ random folds of the pair's rows, and the pairs' probabilities coupled into one
 distribution by Wu, Lin and Weng's method, as SVC's ``predict_proba``.
 """
 
+import itertools
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -25,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import check_finite_fit
 from ._sklearn_private import _sigmoid_calibration
+from ._solvers import working_set as _ws
 
 N_FOLDS = 5
 
@@ -151,26 +154,87 @@ def _fitted_fold(est, X, y, sw, train, test, params):
     return fold, X_test
 
 
+def _one_side(positive, negative):
+    """The decision values of a fold whose training rows weigh on one side only, as
+    LIBSVM's: +1 (on the positive side), -1 (on the negative) or 0 (on neither); None for
+    a fold with rows of both sides."""
+    if positive and negative:
+        return None
+    return 1.0 if positive else -1.0 if negative else 0.0
+
+
 def pair_decisions(est, X, y, sw, rows, positive, seed):
     """Out-of-fold decision values of one binary problem, as LIBSVM's
     ``svm_binary_svc_probability`` makes them: the problem's ``rows`` in a random order
     (``seed``) cut into 5 folds (not stratified); each fold's values come from a copy of
-    ``est`` fitted on the other four, positive for the label ``positive``; a fold whose
-    training rows weigh on one side only gets +1 or -1 (0 on neither), as LIBSVM's."""
+    ``est`` fitted on the other four, positive for the label ``positive``, or
+    :func:`_one_side`'s."""
     dec = np.zeros(len(rows))
     params = {"probability": False, **({"callback": None} if "callback" in
                                        est.get_params() else {})}
     for train, test in libsvm_folds(rows, seed):
         at = np.searchsorted(rows, test)  # (rows sorted)
         weighted = train if sw is None else train[sw[train] > 0]
-        sides = (np.any(y[weighted] == positive), np.any(y[weighted] != positive))
-        if not all(sides):
-            dec[at] = 1.0 if sides[0] else -1.0 if sides[1] else 0.0
+        side = _one_side(np.any(y[weighted] == positive), np.any(y[weighted] != positive))
+        if side is not None:
+            dec[at] = side
             continue
         fold, X_test = _fitted_fold(est, X, y, sw, train, test, params)
         scores = np.asarray(fold.decision_function(X_test), dtype=np.float64)
         dec[at] = scores if fold.classes_[1] == positive else -scores
     return dec
+
+
+def _fold_start(state, y, C, columns):
+    """A fold's start (:func:`warm_pair_decisions`): the full solution ``state`` with the
+    variables of the rows of bound 0 removed and ``y'a = 0`` restored by lowering the
+    heavier side's largest variables; ``columns(rows)`` gives K(all rows, rows) as
+    (len(rows), n)."""
+    a, F = state.a[:, 0].copy(), state.F[:, 0].copy()
+    out = np.flatnonzero((C <= 0) & (a > 0))
+    if out.size:
+        F -= (y[out] * a[out]) @ columns(out)
+        a[out] = 0.0
+    excess = float(y @ a)
+    side = np.flatnonzero((y == np.sign(excess)) & (a > 0))
+    order = side[np.argsort(-a[side], kind="stable")]
+    need = np.cumsum(a[order])
+    cut = order[: np.searchsorted(need, abs(excess)) + 1]
+    if cut.size and excess != 0.0:  # (the heavier side holds the excess: it suffices)
+        change = -a[cut]
+        change[-1] += float(need[len(cut) - 1] - abs(excess))
+        a[cut] = np.maximum(a[cut] + change, 0.0)
+        F += (y[cut] * change) @ columns(cut)
+    return _ws.WorkingSetState(a[:, None], np.ascontiguousarray(F[None, :]).T)
+
+
+def warm_pair_decisions(points, kargs, Y, bounds, plan, result, seed):
+    """:func:`pair_decisions` of one problem solved by the working-set solver (its
+    ``result``, its rows' ``points`` and kernel ``kargs``, its targets ``Y`` and
+    ``bounds``), solved right after it on its own kept kernel columns with ``plan``
+    where LIBSVM refits them: each fold is the problem with the bounds of its left-out
+    rows set to 0 (LIBSVM's fold drops them), started from the full solution with those
+    rows' variables removed (their columns subtracted from the responses) and the
+    equality ``y'a = 0`` restored by lowering the heavier side's largest variables; the
+    left-out rows' decision values are their responses plus the fold's intercept.  The
+    rows of weight 0 take no part; the folds are :func:`libsvm_folds` of the rows
+    (``seed``) and a fold of one side is :func:`_one_side`'s, as in
+    :func:`pair_decisions`.  Returns (the decision values, positive for Y's +1, and the
+    targets) of the weighted rows."""
+    store, y = result.store, Y[:, 0]
+    rows = np.flatnonzero(bounds > 0)
+    dec = np.zeros(len(y))
+    for train, test in libsvm_folds(rows, seed):
+        side = _one_side(np.any(y[train] > 0), np.any(y[train] < 0))
+        if side is not None:
+            dec[test] = side
+            continue
+        C = np.zeros(len(y))
+        C[train] = bounds[train]
+        start = _fold_start(result.state, y, C, lambda r: store.values(r, points, kargs))
+        fold = _ws.run(points, kargs, Y, C, plan, None, start, store.gram, columns=store)
+        dec[test] = fold.state.F[test, 0] + fold.intercept[0]
+    return dec[rows], y[rows] > 0
 
 
 def laplace_scale(est, X, y, sw, seed):
@@ -197,6 +261,24 @@ def laplace_scale(est, X, y, sw, seed):
 def pair_sigmoid(dec, target, sw):
     """Platt's sigmoid ``(A, B)`` of decision values against 0/1 targets."""
     return _sigmoid_calibration(dec, target.astype(np.float64), sw)
+
+
+def pair_probabilities(scores, A, B, k, order=None):
+    """LIBSVM's one-vs-one probabilities (``svm_predict_probability``): each pair's sigmoid
+    ``(A, B)`` of its decision values ``scores`` (n, pairs), clipped to [1e-7, 1 - 1e-7],
+    coupled by :func:`couple` into (n, k) probabilities, in the order of classes ``order``
+    where given (svm-predict couples in its model file's order of labels; the coupling
+    stops at a tolerance, so the order shows in 1e-3)."""
+    pairwise = 1.0 / (1.0 + np.exp(np.clip(scores * A + B, -500, 500)))
+    pairwise = np.clip(pairwise, 1e-7, 1 - 1e-7)
+    r = np.zeros((scores.shape[0], k, k))
+    for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
+        r[:, i, j], r[:, j, i] = pairwise[:, p], 1.0 - pairwise[:, p]
+    if order is None:
+        return couple(r)
+    proba = np.empty((scores.shape[0], k))
+    proba[:, order] = couple(r[:, order][:, :, order])
+    return proba
 
 
 def couple(r, max_iter=None):

@@ -79,7 +79,7 @@ from ._dask import (
     to_workers,
     with_local_parameters,
 )
-from ._dual import Cut, Problem, pair_steps, say, solve, training_coef, working_set_plan
+from ._dual import Cut, Problem, say, solve, training_coef, working_set_plan
 from ._heap import held_heap
 from ._kernel_base import _kernel_args
 from ._rows import COMPACT_ROW_BYTES, as_rows, compact_columns, stack_rows
@@ -670,7 +670,7 @@ class DaskDualSVC(ParallelPostFit, DualSVC):
         coef = training_coef(Y[:, 0] * result.state.a[:, 0], keep, n)
         self.callback(Report(
             problem=p, n_problems=len(problems), t=int(result.n_iter),
-            iterations=int(pair_steps(result)[0]),
+            iterations=int(result.problem_steps[0]),
             iterations_total=max(int(self.max_iter), 0),
             seconds=seconds, coef=coef, intercept=float(result.intercept[0]),
             kernel_evals=int(result.columns) * len(Y), client=client))

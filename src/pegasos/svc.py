@@ -22,7 +22,7 @@ from ._dual import (
 )
 from ._kernel_base import FittedProblem, _documented, _KernelClassifier, dense
 from ._memory import check_memory
-from ._probability import _has_probability, couple, pair_decisions, pair_sigmoid
+from ._probability import _has_probability, pair_decisions, pair_probabilities, pair_sigmoid
 from ._sklearn_private import Interval, StrOptions, _fit_context, _ovr_decision_function
 from ._solvers import working_set as _ws
 from ._solvers.problems import check_nu_feasible, entry, hard_margin
@@ -77,10 +77,9 @@ class DualSVC(_DualModel, _KernelClassifier):
     ``dual_coef_`` layout, intercepts, decision values and votes).  With
     ``multi_class="ovr"`` they are one-vs-rest instead (as the library's other
     kernel estimators), trained together: one working set of the union of
-    every problem's worst rows, one block of columns for all.  One-vs-one was
-    7x faster on 10-class Fashion-MNIST at the default cache (docs/journal/dualsvc.md,
-    "SVC's model"): its columns are a fifth as long, so 200 MB keeps five times
-    as many, and its problems are smaller.
+    every problem's worst rows, one block of columns for all.  One-vs-one is
+    the faster: its columns are shorter, so the cache keeps more of them, and
+    its problems are smaller (measured in docs/guide/dual.md, "Measured").
 
     ``kernel`` may also be a callable, as SVC's: ``kernel(A, B)`` returns the
     (len(A), len(B)) kernel matrix of two sets of rows (of any type the callable
@@ -122,14 +121,8 @@ class DualSVC(_DualModel, _KernelClassifier):
         coefficients become dual variables along their ray (the best multiple
         of the dual), clipped to the box and balanced between the classes, and
         their gradients come from one pass of every row against its support
-        vectors.  Measured on Fashion-MNIST (10 classes, C = 10), it made
-        every fit slower, hence the default: on 20,000 rows one-vs-one took
-        10.0 s and 10.8 s from 0.5 and 1 epoch against 8.1 s from zero,
-        one-vs-rest (8 GB cache) 11.3 s and 12.7 s against 8.7 s; on all
-        60,000 rows one-vs-rest, 75.3 s from 0.5 epoch against 56.4 s.  The
-        solver chooses its rows from the gradients whatever the start, so the
-        start saves few columns and costs a pass of every row against its
-        support vectors.
+        vectors.  Measured, it made every fit slower, hence the default
+        (docs/guide/dual.md, "Measured").
     probability : bool, default=False
         Also fit ``predict_proba``, as ``SVC(probability=True)``: one-vs-one
         (and two classes), LIBSVM's -- for each pair of classes, a sigmoid of
@@ -141,10 +134,8 @@ class DualSVC(_DualModel, _KernelClassifier):
         which is oriented to ``classes_[0]``); one-vs-rest, Platt's sigmoids of
         5 stratified folds, one per class, normalised.  One-vs-one folds are
         solved right after their pair, on its kept kernel columns and from its
-        solution (LIBSVM refits them): 1.6x the plain fit's time on 20,000
-        Fashion-MNIST rows of 10 classes, against 5.6x refitting; on 10,000,
-        the probabilities within 4e-5 of refitted folds'.  The folds keep the
-        fit's ``gamma_``, as LIBSVM's.
+        solution (LIBSVM refits them; measured in docs/guide/dual.md,
+        "Measured").  The folds keep the fit's ``gamma_``, as LIBSVM's.
     random_state : int, RandomState instance or None, default=None
         The start's draws (``start_epochs``) and ``probability``'s folds; the
         working-set solver itself has no randomness.
@@ -235,8 +226,9 @@ class DualSVC(_DualModel, _KernelClassifier):
     }
     _problem = "c_svc"  # (LIBSVM's problem: :data:`~pegasos._solvers.problems.PROBLEMS`)
     _PER_ROW = 4  # one-vs-rest: targets, the dual variables and gradients, the output
-    #: probability's folds solved right after each problem, on its columns (_dual.folds),
-    #: where its problem's ``warm_folds`` says so (False: refitted, as LIBSVM does)
+    #: probability's folds solved right after each problem, on its columns, where its
+    #: problem's ``warm_folds`` says so (False: refitted, as LIBSVM does; the ablation of
+    #: tests/test_svc.py and benchmarks/calibration.py)
     _WARM_FOLDS = True
 
     def _check_memory(self, n, n_classes):
@@ -300,15 +292,13 @@ class DualSVC(_DualModel, _KernelClassifier):
         orientation (+1 for the pair's first class); else one, every one-vs-rest problem
         (or the binary one) on all rows."""
         if self.multi_class == "ovo" and len(self.classes_) > 2:
-            labels = np.searchsorted(self.classes_, y)
-            return [Problem(keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None])
-                    for i, j in itertools.combinations(range(len(self.classes_)), 2)
-                    for keep in [np.flatnonzero((labels == i) | (labels == j))]]
+            return self._pairs(y)
         return [Problem(None, np.ascontiguousarray(np.column_stack(self._binary_targets(y))))]
 
     def _keep_sigmoids(self, n_problems):
         """With probabilities (one-vs-one), each problem's sigmoid is fitted right after
-        it, on its kernel columns (:func:`~pegasos._dual.folds`): their list, and the folds' seed."""
+        it, on its kernel columns (:func:`~pegasos._probability.warm_pair_decisions`): their
+        list, and the folds' seed."""
         self.__dict__.pop("_sigmoids", None)
         if (self.probability and self._WARM_FOLDS and entry(self._problem).warm_folds
                 and self.multi_class == "ovo"):
@@ -384,19 +374,27 @@ class DualSVC(_DualModel, _KernelClassifier):
             coef[p, ends[j]:ends[j + 1]] = dual[i, ends[j]:ends[j + 1]]
         return coef
 
+    def _pairs(self, y):
+        """SVC's one-vs-one problems of the labels ``y``: each pair of classes' rows and
+        targets, +1 for the pair's first class (LIBSVM's orientation), in SVC's order."""
+        labels = np.searchsorted(self.classes_, y)
+        return [Problem(keep, np.where(labels[keep] == i, 1.0, -1.0)[:, None])
+                for i, j in itertools.combinations(range(len(self.classes_)), 2)
+                for keep in [np.flatnonzero((labels == i) | (labels == j))]]
+
     def _problems(self, y):
-        """One-vs-one: each pair's rows, targets (+1 for its first class), coefficients
-        and intercept (see :meth:`_KernelClassifier._problems`)."""
+        """One-vs-one: each pair's rows, targets, coefficients and intercept (see
+        :meth:`_KernelClassifier._problems`)."""
         if not self._one_vs_one:
             return super()._problems(y)
-        labels = np.searchsorted(self.classes_, y)
         coef = self._pair_coef()
-        out = []
-        for p, (i, j) in enumerate(itertools.combinations(range(len(self.classes_)), 2)):
-            rows = np.flatnonzero((labels == i) | (labels == j))
-            out.append(FittedProblem(rows, np.where(labels[rows] == i, 1.0, -1.0)[:, None],
-                                     coef[p:p + 1], self.intercept_[p:p + 1]))
-        return out
+        return [FittedProblem(keep, Y, coef[p:p + 1], self.intercept_[p:p + 1])
+                for p, (keep, Y) in enumerate(self._pairs(y))]
+
+    def _pair_scores(self, X):
+        """The pairs' decision values, (n_samples, n_pairs), positive for each pair's first
+        class."""
+        return self._scores(X, self._pair_coef(), self.intercept_)
 
     def decision_function(self, X):
         """Signed distances: one-vs-rest columns, or with ``multi_class="ovo"`` SVC's.
@@ -422,16 +420,15 @@ class DualSVC(_DualModel, _KernelClassifier):
         check_is_fitted(self)
         if not self._one_vs_one:
             return super().decision_function(X)
-        scores = self._scores(X, self._pair_coef(), self.intercept_)
         if self.decision_function_shape == "ovo":
-            return scores
-        return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
+            return self._pair_scores(X)
+        return self._probability_scores(X)
 
     def _probability_scores(self, X):
         """One column per class whatever ``decision_function_shape`` (SVC's ovr view)."""
         if not self._one_vs_one:
             return super()._probability_scores(X)
-        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        scores = self._pair_scores(X)
         return _ovr_decision_function(scores < 0, -scores, len(self.classes_))
 
     def predict(self, X):
@@ -456,7 +453,7 @@ class DualSVC(_DualModel, _KernelClassifier):
             return super().predict(X)
         if self.break_ties and len(self.classes_) > 2:
             return self.classes_[np.argmax(self.decision_function(X), axis=1)]
-        scores = self._scores(X, self._pair_coef(), self.intercept_)
+        scores = self._pair_scores(X)
         k = len(self.classes_)
         votes = np.zeros((scores.shape[0], k), np.int64)
         for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
@@ -491,22 +488,19 @@ class DualSVC(_DualModel, _KernelClassifier):
         # two classes: the decision is positive for classes_[1] (as every estimator's);
         # pairs: for the pair's first class (SVC's one-vs-one decision)
         pairs = [(1, 0)] if k == 2 else list(itertools.combinations(range(k), 2))
-        found = self.__dict__.pop("_sigmoids", None)  # (the fit's, pair by pair: _folds)
+        # (the fit's, pair by pair, where its folds were solved on the pair's columns:
+        # warm_pair_decisions; the others refitted)
+        sigmoids = self.__dict__.pop("_sigmoids", None) or [None] * len(pairs)
         self.__dict__.pop("_fold_seed", None)
-        a, b = [], []
         for p, (first, second) in enumerate(pairs):
-            if found is not None and found[p] is not None:
-                ap, bp = found[p]
-            else:
+            if sigmoids[p] is None:
                 rows = np.flatnonzero(((y == self.classes_[first])
                                        | (y == self.classes_[second])) & (sw > 0))
                 dec = pair_decisions(folds, X, y, sw, rows, self.classes_[first], seed + p)
-                ap, bp = pair_sigmoid(dec, y[rows] == self.classes_[first], None)
                 # (unweighted, as LIBSVM's sigmoid_train)
-            a.append(ap)
-            b.append(bp)
-        self.probA_ = np.asarray(a, dtype=np.float64)
-        self.probB_ = np.asarray(b, dtype=np.float64)
+                sigmoids[p] = pair_sigmoid(dec, y[rows] == self.classes_[first], None)
+        self.probA_ = np.array([a for a, _ in sigmoids], dtype=np.float64)
+        self.probB_ = np.array([b for _, b in sigmoids], dtype=np.float64)
         if k > 2:
             self.pairwise_coupling_ = 1
         return self
@@ -534,21 +528,9 @@ class DualSVC(_DualModel, _KernelClassifier):
         check_is_fitted(self)
         if not getattr(self, "pairwise_coupling_", 0) or not self._one_vs_one:
             return super().predict_proba(X)
-        scores = self._scores(X, self._pair_coef(), self.intercept_)
-        pairwise = 1.0 / (1.0 + np.exp(np.clip(scores * self.probA_ + self.probB_, -500, 500)))
-        pairwise = np.clip(pairwise, 1e-7, 1 - 1e-7)
-        k = len(self.classes_)
-        r = np.zeros((scores.shape[0], k, k))
-        for p, (i, j) in enumerate(itertools.combinations(range(k), 2)):
-            r[:, i, j], r[:, j, i] = pairwise[:, p], 1.0 - pairwise[:, p]
-        order = getattr(self, "tie_order_", None)
-        if order is None:
-            return couple(r)
-        # a model read from LIBSVM's format couples in its file's order of labels, as
-        # svm-predict does (the coupling stops at a tolerance: the order shows in 1e-3)
-        proba = np.empty((scores.shape[0], k))
-        proba[:, order] = couple(r[:, order][:, :, order])
-        return proba
+        # (a model read from LIBSVM's format couples in its file's order of labels)
+        return pair_probabilities(self._pair_scores(X), self.probA_, self.probB_,
+                                  len(self.classes_), getattr(self, "tie_order_", None))
 
     @_documented
     def duality_gap(self, X, y, sample_weight=None):

@@ -18,7 +18,13 @@ __all__ = ["DualNuSVR", "DualSVR"]
 
 
 class _DualRegressor(RegressorMixin, _SingleDual):
-    """The regressors' prediction."""
+    """The regressors' prediction and probability model."""
+
+    _parameter_constraints: dict = {
+        **_SingleDual._parameter_constraints,
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
+    }
 
     def predict(self, X):
         """Predicted values: ``dual_coef_ @ K(support_vectors_, X) + intercept_``.
@@ -116,11 +122,9 @@ class DualSVR(_DualRegressor):
 
     _problem = "epsilon_svr"
     _parameter_constraints: dict = {
-        **_SingleDual._parameter_constraints,
+        **_DualRegressor._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="right")],
         "epsilon": [Interval(Real, 0, math.inf, closed="left")],
-        "probability": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree=3,
@@ -206,11 +210,9 @@ class DualNuSVR(_DualRegressor):
 
     _problem = "nu_svr"
     _parameter_constraints: dict = {
-        **_SingleDual._parameter_constraints,
+        **_DualRegressor._parameter_constraints,
         "C": [Interval(Real, 0, math.inf, closed="neither")],
         "nu": [Interval(Real, 0.0, 1.0, closed="right")],
-        "probability": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree=3,

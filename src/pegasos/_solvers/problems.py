@@ -94,12 +94,13 @@ def check_nu_feasible(nu, y, w):
                 "(n_i + n_j), the classes' weights")
 
 
-def refuse_unresolvable_C(given, C, largest, tol):
-    """Refuse bounds ``C`` (per row: ``given`` times the sample weights) at which one dual
+def refuse_unresolvable_C(est, X, y, C):
+    """Refuse bounds ``C`` (per row: ``est.C`` times the sample weights) at which one dual
     variable at its bound moves the gradients (by up to ``C K(x, x)``, ``largest`` the
-    largest K(x, x)) by more than float64 resolves within ``tol``: the solver's violations
-    would then be rounding, and its iterations never end (``DualNuSVR(C=1e300)`` on 40
-    rows did not; LIBSVM's NuSVR neither)."""
+    largest K(x, x) of X) by more than float64 resolves within ``tol``: the solver's
+    violations would then be rounding, and its iterations never end
+    (``DualNuSVR(C=1e300)`` on 40 rows did not; LIBSVM's NuSVR neither)."""
+    given, largest, tol = est.C, est._largest_diagonal(X), est.tol
     top = float(np.max(C, initial=0.0))
     if top * largest * np.finfo(np.float64).eps > tol:
         limit = tol / (largest * np.finfo(np.float64).eps) * (given / top)
@@ -121,72 +122,38 @@ def _one_per_row(n):
     return np.ones((n, 1)), None
 
 
-def _nu_svr_check(est, X, y, C):
-    refuse_unresolvable_C(est.C, C, est._largest_diagonal(X), est.tol)
-
-
-def _nu_svc_check(est, X, y, w):
-    check_nu_feasible(est.nu, y, w)
-
-
-def _regressor_done(est, X, y, w):
+def _nu_svr_done(est, X, y, w, result):
+    est.epsilon_ = -float(result.r[0])
     return est._with_probability(X, y, w)
 
 
-def _nu_svr_done(est, X, y, w):
-    est.epsilon_ = -float(est._r[0])
-    del est._r
-    return est._with_probability(X, y, w)
-
-
-def _one_class_done(est, X, y, w):
+def _one_class_done(est, X, y, w, result):
     est.offset_ = -est.intercept_
     return est
 
 
 # --- the regularisation as ``info`` prints it -------------------------------------------
 
-def _not_recorded(est, out):
-    """A model read from a LIBSVM file records no C, nu or epsilon (every fit records its
-    ``violation_``): the text saying so, or None."""
-    if hasattr(est, "violation_"):
-        return None
-    out["text"] = ("not recorded (read from a LIBSVM model file, which keeps no C, nu or "
-                   "epsilon: the parameters below are the defaults)")
-    return out
+def _describe_svc(est):
+    return {"C": float(est.C),
+            "text": f"C = {est.C:.6g} (SVC's C, the weight of the hinge loss; a free intercept)"}
 
 
-def _describe_svc(est, params, out):
-    out["C"] = float(params["C"])
-    out["text"] = f"C = {params['C']:.6g} (SVC's C, the weight of the hinge loss; a free intercept)"
-    return out
+def _describe_svr(est):
+    return {"C": float(est.C), "text": f"C = {est.C:.6g} (the weight of the "
+                                       f"epsilon-insensitive loss), epsilon = {est.epsilon:.6g}"}
 
 
-def _describe_svr(est, params, out):
-    out["C"] = float(params["C"])
-    out["text"] = f"C = {params['C']:.6g} (the weight of the epsilon-insensitive loss)"
-    if "nu" in params:
-        out["nu"] = float(params["nu"])
-        out["text"] += f", nu = {params['nu']:.6g} (epsilon = {est.epsilon_:.6g} found)"
-    else:
-        out["text"] += f", epsilon = {params['epsilon']:.6g}"
-    return out
+def _describe_nu_svr(est):
+    return {"C": float(est.C), "text": f"C = {est.C:.6g} (the weight of the epsilon-insensitive "
+                                       f"loss), nu = {est.nu:.6g} (epsilon = {est.epsilon_:.6g} "
+                                       "found)", "nu": float(est.nu)}
 
 
-def _describe_nu(est, params, out):
-    out["nu"] = float(params["nu"])
-    out["text"] = f"nu = {params['nu']:.6g}" + (
-        f" (each pair's C = 1/r: {', '.join(f'{c:.6g}' for c in est.C_)})"
-        if hasattr(est, "C_") else "")
-    return out
-
-
-def describe_regularisation(est):
-    """The regularisation a dual model was trained with, as ``pegasos info`` prints it: a
-    dict of its numbers and ``text``."""
-    params = est.get_params(deep=False)
-    out = {}
-    return _not_recorded(est, out) or PROBLEMS[est._problem].describe(est, params, out)
+def _describe_nu(est):
+    pairs = (f" (each pair's C = 1/r: {', '.join(f'{c:.6g}' for c in est.C_)})"
+             if hasattr(est, "C_") else "")
+    return {"nu": float(est.nu), "text": f"nu = {est.nu:.6g}{pairs}"}
 
 
 # --- the table ------------------------------------------------------------------------
@@ -207,9 +174,8 @@ class Problem(NamedTuple):
 
     #: LIBSVM's ``svm_type``; the key of :data:`PROBLEMS` and the estimators' ``_problem``
     svm_type: str
-    #: the public estimator, and the module that defines it
+    #: the public estimator (``pegasos.<estimator>``)
     estimator: str
-    module: str
     #: the CLI's ``-s`` name, and the estimator's parameters that the CLI's options give
     solver: str
     options: tuple
@@ -240,9 +206,10 @@ class Problem(NamedTuple):
     fold: object
     #: probability's folds solved right after each pair on its columns, from its solution
     warm_folds: bool
-    #: (est, X, y, w) -> est: what the fit adds to the model after the solve
+    #: (est, X, y, w, the solver's result) -> est: what the fit adds to the model after
+    #: the solve
     done: object
-    #: (est, params, out) -> dict: the regularisation as ``info`` prints it
+    #: est -> dict of its numbers and ``text``: the regularisation as ``info`` prints it
     describe: Callable
     #: the model file's arrays and scalars (with their types), and those only some have
     arrays: frozenset
@@ -257,7 +224,7 @@ _SINGLE = dict(classifier=False, supervised=True, class_weighted=False, rescale=
                optional_arrays=frozenset())
 
 C_SVC = Problem(
-    svm_type="c_svc", estimator="DualSVC", module="pegasos.svc", solver="svc",
+    svm_type="c_svc", estimator="DualSVC", solver="svc",
     options=("C", "class_weight", "random_state"), class_weighted=True,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=None,
     linear=lambda est, y: -1.0, by_sign=False, undefined=0.0, start=None, rescale=False,
@@ -271,9 +238,9 @@ C_SVC = Problem(
     optional_scalars={"n_iter_": Integral, "pairwise_coupling_": Integral}, **_CLASSIFIERS)
 
 NU_SVC = Problem(
-    svm_type="nu_svc", estimator="DualNuSVC", module="pegasos.svc", solver="nu-svc",
+    svm_type="nu_svc", estimator="DualNuSVC", solver="nu-svc",
     options=("nu", "random_state"), class_weighted=False, bounds=lambda est, w: w,
-    check=_nu_svc_check, linear=lambda est, y: 0.0, by_sign=True, undefined=math.nan,
+    check=lambda est, X, y, w: check_nu_feasible(est.nu, y, w), linear=lambda est, y: 0.0, by_sign=True, undefined=math.nan,
     start=lambda est, w, Y: nu_start(w, est.nu, Y[:, 0] > 0), rescale=True,
     fold="nu_svc_fold", warm_folds=False, done=None, describe=_describe_nu,
     arrays=_KERNEL_ARRAYS | {"n_iter_"}, scalars=_CLASSIFIER_SCALARS,
@@ -282,28 +249,27 @@ NU_SVC = Problem(
     optional_scalars={"pairwise_coupling_": Integral}, **_CLASSIFIERS)
 
 ONE_CLASS = Problem(
-    svm_type="one_class", estimator="DualOneClassSVM", module="pegasos.one_class",
-    solver="one-class", options=("nu",), variables=_one_per_row, bounds=lambda est, w: w,
-    check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=math.nan,
+    svm_type="one_class", estimator="DualOneClassSVM", solver="one-class", options=("nu",),
+    variables=_one_per_row, bounds=lambda est, w: w, check=None, linear=lambda est, y: 0.0, by_sign=False, undefined=math.nan,
     start=lambda est, w, Y: libsvm_start(w, est.nu), done=_one_class_done,
     describe=_describe_nu, optional_scalars=_SINGLE_OPTIONAL,
     **{**_SINGLE, "arrays": _SINGLE_ARRAYS | {"offset_"}, "supervised": False})
 
 EPSILON_SVR = Problem(
-    svm_type="epsilon_svr", estimator="DualSVR", module="pegasos.svr", solver="svr",
+    svm_type="epsilon_svr", estimator="DualSVR", solver="svr",
     options=("C", "epsilon", "random_state"), variables=_two_per_row,
     bounds=lambda est, w: scaled_bounds(est.C, w), check=None,
     linear=lambda est, y: np.concatenate([est.epsilon - y, est.epsilon + y])[:, None],
-    by_sign=False, undefined=0.0, start=None, done=_regressor_done, describe=_describe_svr,
+    by_sign=False, undefined=0.0, start=None, done=lambda est, X, y, w, result: est._with_probability(X, y, w), describe=_describe_svr,
     optional_scalars=_SINGLE_OPTIONAL, **_SINGLE)
 
 NU_SVR = Problem(
-    svm_type="nu_svr", estimator="DualNuSVR", module="pegasos.svr", solver="nu-svr",
+    svm_type="nu_svr", estimator="DualNuSVR", solver="nu-svr",
     options=("nu", "C", "random_state"), variables=_two_per_row,
-    bounds=lambda est, w: scaled_bounds(est.C, w), check=_nu_svr_check,
+    bounds=lambda est, w: scaled_bounds(est.C, w), check=refuse_unresolvable_C,
     linear=lambda est, y: np.concatenate([-y, y])[:, None], by_sign=True, undefined=math.nan,
     start=lambda est, C, Y: nu_svr_start(C[:len(C) // 2], est.nu), done=_nu_svr_done,
-    describe=_describe_svr, optional_scalars={**_SINGLE_OPTIONAL, "epsilon_": Real},
+    describe=_describe_nu_svr, optional_scalars={**_SINGLE_OPTIONAL, "epsilon_": Real},
     **_SINGLE)
 
 #: LIBSVM's problems by ``svm_type``, in LIBSVM's order (``-s`` 0 to 4).
@@ -326,6 +292,6 @@ def problem_of(est):
 
 
 def estimator_class(problem):
-    """The public estimator class of a :class:`Problem` (imported on demand: the table is
-    read by model files and the CLI without the solver)."""
-    return getattr(importlib.import_module(problem.module), problem.estimator)
+    """The public estimator class of a :class:`Problem`: the package's export (imported on
+    demand, as the table is read by model files and the CLI without the solver)."""
+    return getattr(importlib.import_module("pegasos"), problem.estimator)
