@@ -72,3 +72,18 @@ def test_kernel_scale_runs_each_model_on_generated_rows(gen):
         clf, extra = kernel_scale.MODELS[model](run, gen)
         error = np.mean(clf.predict(Xt) != yt)
         assert error < 0.2 and extra["rows_read"] >= 1000, (model, error)
+
+
+def test_kernel_scale_extrapolates_dualsvc_from_its_last_two_fits():
+    from benchmarks import kernel_scale
+
+    runs = [dict(model="dualsvc", task="bin", rows=n, seconds=s, test_error=0.01)
+            for n, s in [(1000, 1.0), (2000, 3.0), (4000, 12.0)]]
+    runs.append(dict(model="dualsvc", task="10", rows=8000, seconds=1.0, test_error=0.01))
+    points, exponent = kernel_scale.curve(runs)
+    assert [p[0] for p in points] == [1000, 2000, 4000]
+    assert exponent == pytest.approx(2.0)  # the last two: 4x the time for 2x the rows
+    lines = kernel_scale.curve_markdown(runs)
+    assert "| 8,000 | 48 | | extrapolated |" in lines
+    assert "| 4,000 | 12 | 1.00% | measured |" in lines
+    assert kernel_scale.curve_markdown(runs[:1]) == []
