@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from .common import HERE, environment, environment_markdown, write_results
+from .infimnist import Infimnist, load_mnist
 
 #: The round digits (+1) of mnist8m-bin; the others are -1.
 ROUND = (0, 3, 6, 8, 9)
@@ -199,9 +200,7 @@ class ArrayRows:
     def rows(self, start, stop):
         return self.X[start:stop], self.y[start:stop]
 
-    def blocks(self, n_rows, block_rows=65_536, start=0):
-        for lo in range(start, start + n_rows, block_rows):
-            yield self.rows(lo, min(start + n_rows, lo + block_rows))
+    blocks = Infimnist.blocks  # (reads only ``rows``)
 
 
 def fashion_mnist_rows():
@@ -216,8 +215,6 @@ def fashion_mnist_rows():
 
 def child(name):
     """One run in this (fresh) process: prints its result as one JSON line."""
-    from .infimnist import Infimnist, load_mnist
-
     run = RUNS[name]
     if run.get("data") == "fashion":
         gen, (Xt, yt) = fashion_mnist_rows()
@@ -239,8 +236,6 @@ def child(name):
 def tune(task="bin"):
     """The grid of :data:`TUNING` on training rows only (50,000 fitted, 10,000 scored)."""
     from pegasos import NystroemPegasosClassifier
-
-    from .infimnist import load_mnist
 
     X, y = load_mnist(part="train")
     X, y = X.astype(np.float32) / 255, labels(y, task)
