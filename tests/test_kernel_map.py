@@ -69,6 +69,15 @@ def test_every_class_shares_the_map_and_the_model_predicts(digits):
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
 
 
+def test_threads_for_the_classes_give_the_same_model(digits):
+    X, y = digits
+    params = dict(n_components=60, gamma=0.02, lam=1e-4, n_iter=5_000, random_state=0)
+    one = NystroemPegasosClassifier(**params).fit(X, y)
+    two = NystroemPegasosClassifier(n_jobs=2, **params).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+    np.testing.assert_array_equal(one.intercept_, two.intercept_)
+
+
 def test_a_stream_and_the_same_rows_in_memory_give_the_same_model(digits, tmp_path):
     X, y = digits
     params = dict(n_components=50, gamma=0.03, lam=1e-3, n_iter=3000, block_rows=200,

@@ -19,9 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._rows import check_sparse_structure
+from .datasets import load_svmlight
 from .stream import BUFFER_ROWS, RowSource
 
-__all__ = ["BlockStream"]
+__all__ = ["BlockStream", "as_block_stream"]
 
 
 class BlockStream:
@@ -282,3 +283,19 @@ class _Blocks:
                              f"wide, the stream's rows {self.width} (n_features, by default "
                              "the first block's width): give n_features"
                              + (" (dense blocks must all be as wide)" if dense else ""))
+
+
+def as_block_stream(stream):
+    """A :class:`BlockStream` of the rows of ``stream`` as they are read: itself, or a
+    :class:`~pegasos.stream.SVMLightStream`'s blocks (of its files or its cache,
+    :meth:`~pegasos.stream.SVMLightStream.pass_blocks`), with its settings and its
+    held-out rows (a held-out file read whole)."""
+    if isinstance(stream, BlockStream):
+        return stream
+    holdout = stream.holdout
+    if holdout is not None and not isinstance(holdout, int):
+        holdout = load_svmlight(holdout, zero_based=stream.zero_based)
+    return BlockStream(stream.pass_blocks(), n_features=stream.n_features,
+                       classes=stream.classes, buffer_rows=stream.buffer_rows,
+                       holdout=holdout, n_iter_no_change=stream.n_iter_no_change,
+                       name=stream.paths[0])

@@ -43,10 +43,9 @@ from ._rows import as_rows, check_sparse_structure
 from ._sklearn_private import Interval, StrOptions, _fit_context
 from ._solvers.engine import engine_for, kernel_of, points
 from ._solvers.threads import one_blas_thread
-from .block_stream import BlockStream
-from .datasets import load_svmlight
+from .block_stream import BlockStream, as_block_stream
 from .linear import PegasosClassifier
-from .stream import SVMLightStream, _fresh_cache, convert, load_cache, read_blocks
+from .stream import SVMLightStream
 
 __all__ = ["NystroemPegasosClassifier"]
 
@@ -62,7 +61,7 @@ STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
 
 #: The linear stage's parameters, passed on to :class:`~pegasos.PegasosClassifier`.
 LINEAR_PARAMS = ("lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight",
-                 "random_state", "verbose", "callback")
+                 "n_jobs", "random_state", "verbose", "callback")
 
 
 class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -129,6 +128,11 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         for streams read about once.
     block_rows : int, default=4096
         Rows mapped at a time (memory: ``block_rows * m`` values, twice).
+    n_jobs : int, default=None
+        Threads for the one-vs-rest problems of a multi-class fit in memory
+        (``solver="map"``), as :class:`~pegasos.PegasosClassifier`'s; the
+        model does not depend on it.  A stream fit runs the problems one
+        after another on each round's rows (its time goes to mapping them).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmarks and the linear fit's draws.
     verbose : int, default=0
@@ -194,6 +198,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             "lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight")},
         "solver": [StrOptions({"map", "landmark"})],
         "block_rows": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "callback": [callable, None],
@@ -202,7 +207,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
     def __init__(self, n_components=1000, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  landmarks="uniform", lam=None, C=None, n_iter=None, n_epochs=None,
                  batch_size=1, average=0.5, class_weight=None, solver="map",
-                 block_rows=4096, random_state=None, verbose=0, callback=None):
+                 block_rows=4096, n_jobs=None, random_state=None, verbose=0, callback=None):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -218,6 +223,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.class_weight = class_weight
         self.solver = solver
         self.block_rows = block_rows
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -259,7 +265,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         if isinstance(X, (BlockStream, SVMLightStream)):
             if y is not None:
                 raise ValueError("A stream fit takes no y: a stream holds its labels.")
-            return self._fit_stream(_raw_stream(X))
+            return self._fit_stream(as_block_stream(X))
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
                              order="C", accept_large_sparse=True, reset=True)
         check_sparse_structure(X)
@@ -413,7 +419,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         return kernel_of(KERNELS[self.kernel], self.gamma_, self.coef0, self.degree)
 
     def _fit_stream(self, raw):
-        """:meth:`fit` on a :class:`BlockStream` of raw rows (:func:`_raw_stream`)."""
+        """:meth:`fit` on a :class:`BlockStream` of raw rows (:func:`~pegasos.block_stream.as_block_stream`)."""
         if self.C is not None or self.n_epochs is not None or self.lam is None:
             raise ValueError("A stream fit needs lam (C sets lam = 1 / (C n), and a stream's "
                              "n is not known before it is read) and n_iter, not n_epochs: "
@@ -573,37 +579,3 @@ def _kernel_rows(X, block, kern, dtype):
     with one_blas_thread():
         _blocks.fill_block_rows(engine_for(n), pts, block, kern, out, np.arange(m, dtype=np.int64))
     return out
-
-
-def _raw_stream(stream):
-    """A :class:`BlockStream` of the rows of ``stream`` as they are read: itself, or an
-    SVMLightStream's blocks: of its files, or of its cache file (a stream's ``cache``:
-    used if it holds the files and is not older, else written first, in one pass)."""
-    if isinstance(stream, BlockStream):
-        return stream
-    paths = stream.paths
-    cached = None
-    if stream.is_cache_file():
-        cached = load_cache(paths[0])
-    elif stream.cache is not None:  # used if it holds these files, else written first
-        cached = _fresh_cache(stream.cache, paths, stream.zero_based)
-        if cached is None:
-            convert(paths, stream.cache, zero_based=stream.zero_based,
-                    block_bytes=stream.block_bytes)
-            cached = load_cache(stream.cache)
-    if cached is not None:
-        X_all, y_all = cached
-
-        def blocks():
-            for lo in range(0, X_all.shape[0], 1 << 14):
-                yield X_all[lo:lo + (1 << 14)], y_all[lo:lo + (1 << 14)]
-    else:
-        def blocks():
-            return read_blocks(paths, block_bytes=stream.block_bytes,
-                               zero_based=stream.zero_based)
-    holdout = stream.holdout
-    if holdout is not None and not isinstance(holdout, int):
-        holdout = load_svmlight(holdout, zero_based=stream.zero_based)
-    return BlockStream(blocks, n_features=stream.n_features, classes=stream.classes,
-                       buffer_rows=stream.buffer_rows, holdout=holdout,
-                       n_iter_no_change=stream.n_iter_no_change, name=paths[0])

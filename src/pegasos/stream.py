@@ -521,6 +521,32 @@ class SVMLightStream:
         """Whether the stream is one cache file (``pegasos convert``'s)."""
         return len(self.paths) == 1 and is_cache(self.paths[0])
 
+    def pass_blocks(self):
+        """The rows as a function that gives each pass's ``(X, y)`` blocks (what a
+        :class:`~pegasos.BlockStream` takes): of the stream's cache file, or of its
+        ``cache`` (used if it holds these files and is not older, else written first, in
+        one pass, now), or of its files."""
+        cached = None
+        if self.is_cache_file():
+            cached = load_cache(self.paths[0])
+        elif self.cache is not None:
+            cached = _fresh_cache(self.cache, self.paths, self.zero_based)
+            if cached is None:
+                convert(self.paths, self.cache, zero_based=self.zero_based,
+                        block_bytes=self.block_bytes)
+                cached = load_cache(self.cache)
+        if cached is None:
+            return lambda: read_blocks(self.paths, block_bytes=self.block_bytes,
+                                       zero_based=self.zero_based)
+        X_all, y_all = cached
+        step = 1 << 14
+
+        def blocks():
+            for lo in range(0, X_all.shape[0], step):
+                yield X_all[lo:lo + step], y_all[lo:lo + step]
+
+        return blocks
+
 
 #: The share of the shuffle buffer that one round of a stream fit draws
 #: (:meth:`RowSource.draw_round`): the rows drawn are then replaced by the stream's next rows.
