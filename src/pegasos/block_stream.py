@@ -22,7 +22,7 @@ from ._rows import check_sparse_structure
 from .datasets import load_svmlight
 from .stream import BUFFER_ROWS, RowSource
 
-__all__ = ["BlockStream", "as_block_stream"]
+__all__ = ["BlockStream"]
 
 
 class BlockStream:
