@@ -17,7 +17,7 @@ resident memory, ``VmHWM``), one after another, in this one command:
   ``passes`` passes, each block transformed as it comes (its transform counted): what
   a scikit-learn user writes by hand;
 * ``dualsvc``: the exact SVM, :class:`pegasos.DualSVC` (C = 1 / (lam n)), on the first
-  30,000 to 480,000 rows (binary) and 120,000 to 480,000 (ten classes): the markdown's
+  30,000 to 960,000 rows (binary) and 120,000 to 480,000 (ten classes): the markdown's
   "Where DualSVC stops" gives its time by rows and extrapolates past the last fit (from
   the exponent of the last two, said so).
 
@@ -66,10 +66,11 @@ TUNING = {
            "in seconds): 2000 uniform 1.87% (10.1 s), 3000 uniform 1.69% (18.1 s), 4000 "
            "uniform 1.61% (29.6 s), 2000 k-means 1.68% (96.9 s); 4,000,000 iterations: 2000 "
            "uniform 1.81% (14.7 s), 3000 uniform 1.67% (24.8 s); lam 1e-7 (2000, 2M): 1.89% "
-           "(chosen for 60,000 rows: 3000 uniform components, 2M iterations, the most "
-           "components whose fit takes at most a third of DualSVC's 82 s; k-means landmarks "
-           "are better per component, 1.68% against 1.87%, but at 2,000 of them cost 87 s "
-           "more here, so only the streamed runs, whose time goes to mapping rows, use them)",
+           "(chosen for ours3000-60k-bin: 3000 uniform components, 2M iterations, the most "
+           "components whose fit took a third of DualSVC's 82 s as measured on a loaded "
+           "machine; quiet, DualSVC takes 26 s. k-means landmarks are better per component, "
+           "1.68% against 1.87%, but at 2,000 of them cost 87 s more here, so only the "
+           "streamed runs, whose time goes to mapping rows, use them)",
 }
 
 #: The settings of each run: the model, the task, the rows, its parameters.
@@ -103,11 +104,11 @@ RUNS = {
     "dualsvc-120k-10": dict(model="dualsvc", task="10", rows=120_000, gamma=0.03, lam=1e-6),
     "dualsvc-240k-10": dict(model="dualsvc", task="10", rows=240_000, gamma=0.03, lam=1e-6),
     "dualsvc-480k-10": dict(model="dualsvc", task="10", rows=480_000, gamma=0.03, lam=1e-6),
-    "dualsvc-960k-10": dict(model="dualsvc", task="10", rows=960_000, gamma=0.03, lam=1e-6),
     "ours-60k-10": dict(model="nystroem-pegasos", task="10", rows=60_000, components=2000,
-                        gamma=0.03, lam=1e-6, n_iter=1_000_000, buffer_rows=65_536),
+                        gamma=0.03, lam=1e-6, n_iter=1_000_000, buffer_rows=65_536, n_jobs=2),
     "sklearn-60k-10": dict(model="sklearn-nystroem-sgd", task="10", rows=60_000,
-                           components=2000, gamma=0.03, lam=1e-6, passes=5, buffer_rows=65_536),
+                           components=2000, gamma=0.03, lam=1e-6, passes=5, buffer_rows=65_536,
+                           n_jobs=2),
     "landmark-810k-bin": dict(model="landmark-pegasos", task="bin", rows=810_000,
                               components=4000, gamma=0.03, lam=1e-6, n_iter=25_313,
                               batch_size=32, buffer_rows=32_768),
@@ -118,10 +119,12 @@ RUNS = {
                                    gamma=0.01, lam=1 / (10 * 60_000)),
     "ours-fashion-60k-10": dict(model="nystroem-pegasos", data="fashion", task="10",
                                 rows=60_000, components=2000, gamma=0.01,
-                                lam=1 / (10 * 60_000), n_iter=1_000_000, buffer_rows=65_536),
+                                lam=1 / (10 * 60_000), n_iter=1_000_000, buffer_rows=65_536,
+                                n_jobs=2),
     "sklearn-fashion-60k-10": dict(model="sklearn-nystroem-sgd", data="fashion", task="10",
                                    rows=60_000, components=2000, gamma=0.01,
-                                   lam=1 / (10 * 60_000), passes=5, buffer_rows=65_536),
+                                   lam=1 / (10 * 60_000), passes=5, buffer_rows=65_536,
+                                   n_jobs=2),
     "ours-8.1m-bin": dict(model="nystroem-pegasos", task="bin", rows=8_100_000,
                           components=2000, gamma=0.03, lam=1e-6, n_iter=1_000_000,
                           buffer_rows=32_768),
@@ -151,7 +154,8 @@ def fit_nystroem_pegasos(run, gen):
                          dtype=np.float32, buffer_rows=run["buffer_rows"])
     clf = NystroemPegasosClassifier(run["components"], gamma=run["gamma"], lam=run["lam"],
                                     n_iter=run["n_iter"], block_rows=BLOCK_ROWS,
-                                    landmarks=run.get("landmarks", "uniform"), random_state=0)
+                                    landmarks=run.get("landmarks", "uniform"),
+                                    n_jobs=run.get("n_jobs"), random_state=0)
     clf.fit(stream)
     return clf, {"rows_read": int(clf.n_rows_read_)}
 
@@ -179,7 +183,7 @@ def fit_sklearn_nystroem_sgd(run, gen):
     first, y_first = gen.rows(0, min(run["buffer_rows"], run["rows"]))
     nys = Nystroem(gamma=run["gamma"], n_components=run["components"], random_state=0)
     nys.fit(first / 255.0)
-    sgd = SGDClassifier(loss="hinge", alpha=run["lam"], random_state=0)
+    sgd = SGDClassifier(loss="hinge", alpha=run["lam"], n_jobs=run.get("n_jobs"), random_state=0)
     classes = np.unique(labels(y_first, run["task"]))
     for _ in range(run["passes"]):
         for X, y in gen.blocks(run["rows"], BLOCK_ROWS):
@@ -281,7 +285,8 @@ def markdown(result):
         budget = r.get("n_iter", r.get("passes", "to tol"))
         if "batch_size" in r:
             budget = f"{budget} x {r['batch_size']} rows"
-        lines.append(f"| {r['name']} | {r['model']} | {r['task']} | {r['rows']:,} | "
+        threads = f" ({r['n_jobs']} threads)" if r.get("n_jobs") else ""
+        lines.append(f"| {r['name']} | {r['model']}{threads} | {r['task']} | {r['rows']:,} | "
                      f"{r.get('components', r.get('support_vectors', '')) }"
                      f"{' k-means' if r.get('landmarks') == 'kmeans' else ''} | {r['gamma']} | "
                      f"{r['lam']:g} | {budget} | {r.get('rows_read', '')} | "

@@ -130,9 +130,10 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         Rows mapped at a time (memory: ``block_rows * m`` values, twice).
     n_jobs : int, default=None
         Threads for the one-vs-rest problems of a multi-class fit in memory
-        (``solver="map"``), as :class:`~pegasos.PegasosClassifier`'s; the
-        model does not depend on it.  A stream fit runs the problems one
-        after another on each round's rows (its time goes to mapping them).
+        (``solver="map"``; also a stream whose rows all fit in its buffer), as
+        :class:`~pegasos.PegasosClassifier`'s; the model does not depend on
+        it.  A larger stream runs the problems one after another on each
+        round's rows (its time goes to mapping them).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmarks and the linear fit's draws.
     verbose : int, default=0
