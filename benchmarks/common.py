@@ -42,6 +42,14 @@ def _idx(path):
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
+def fashion_mnist_pixels(part):
+    """Fashion-MNIST's ``part`` ("train" or "t10k") as stored: (n, 784) uint8 pixels and
+    their labels (uint8); FileNotFoundError when Debian's ``dataset-fashion-mnist`` is not
+    installed."""
+    return (_idx(FASHION_MNIST / f"{part}-images-idx3-ubyte.gz").reshape(-1, 784),
+            _idx(FASHION_MNIST / f"{part}-labels-idx1-ubyte.gz"))
+
+
 def fashion_mnist_binary(positive=0, negative=6):
     """Fashion-MNIST, two classes (default T-shirt/top vs shirt), pixels scaled to [0, 1].
 
@@ -50,8 +58,7 @@ def fashion_mnist_binary(positive=0, negative=6):
     """
     parts = []
     for prefix in ("train", "t10k"):
-        X = _idx(FASHION_MNIST / f"{prefix}-images-idx3-ubyte.gz").reshape(-1, 784)
-        y = _idx(FASHION_MNIST / f"{prefix}-labels-idx1-ubyte.gz")
+        X, y = fashion_mnist_pixels(prefix)
         keep = (y == positive) | (y == negative)
         parts += [X[keep].astype(np.float64) / 255.0, np.where(y[keep] == positive, 1.0, -1.0)]
     return tuple(parts)
@@ -61,11 +68,8 @@ def fashion_mnist(n_train=None):
     """Fashion-MNIST's first ``n_train`` training rows (None: all 60,000) and its 10,000
     test rows, 10 classes, pixels scaled to [0, 1]: (X_train, y_train, X_test, y_test),
     dense float64, labels 0-9 (int64)."""
-    X = _idx(FASHION_MNIST / "train-images-idx3-ubyte.gz").reshape(-1, 784)[:n_train] / 255.0
-    y = _idx(FASHION_MNIST / "train-labels-idx1-ubyte.gz")[:n_train].astype(np.int64)
-    Xt = _idx(FASHION_MNIST / "t10k-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0
-    yt = _idx(FASHION_MNIST / "t10k-labels-idx1-ubyte.gz").astype(np.int64)
-    return X, y, Xt, yt
+    (X, y), (Xt, yt) = fashion_mnist_pixels("train"), fashion_mnist_pixels("t10k")
+    return X[:n_train] / 255.0, y[:n_train].astype(np.int64), Xt / 255.0, yt.astype(np.int64)
 
 
 # Linear SVM tasks: name -> (training file, test file, lambda).  lambda: the

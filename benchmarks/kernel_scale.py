@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import HERE, environment, environment_markdown, write_results
+from .common import HERE, environment, environment_markdown, fashion_mnist_pixels, write_results
 from .infimnist import Infimnist, load_mnist
 
 #: The round digits (+1) of mnist8m-bin; the others are -1.
@@ -225,11 +225,7 @@ class ArrayRows:
 def fashion_mnist_rows():
     """Fashion-MNIST's 60,000 training rows (:class:`ArrayRows`) and its 10,000 test rows,
     uint8 pixels (Debian's ``dataset-fashion-mnist``)."""
-    from .common import FASHION_MNIST, _idx
-
-    parts = [(_idx(FASHION_MNIST / f"{part}-images-idx3-ubyte.gz").reshape(-1, 784),
-              _idx(FASHION_MNIST / f"{part}-labels-idx1-ubyte.gz")) for part in ("train", "t10k")]
-    return ArrayRows(*parts[0]), parts[1]
+    return ArrayRows(*fashion_mnist_pixels("train")), fashion_mnist_pixels("t10k")
 
 
 def child(name):

@@ -420,7 +420,8 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         return kernel_of(KERNELS[self.kernel], self.gamma_, self.coef0, self.degree)
 
     def _fit_stream(self, raw):
-        """:meth:`fit` on a :class:`BlockStream` of raw rows (:func:`~pegasos.block_stream.as_block_stream`)."""
+        """:meth:`fit` on a :class:`BlockStream` of raw rows
+        (:func:`~pegasos.block_stream.as_block_stream`)."""
         if self.C is not None or self.n_epochs is not None or self.lam is None:
             raise ValueError("A stream fit needs lam (C sets lam = 1 / (C n), and a stream's "
                              "n is not known before it is read) and n_iter, not n_epochs: "
