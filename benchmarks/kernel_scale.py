@@ -104,6 +104,7 @@ RUNS = {
     "dualsvc-120k-10": dict(model="dualsvc", task="10", rows=120_000, gamma=0.03, lam=1e-6),
     "dualsvc-240k-10": dict(model="dualsvc", task="10", rows=240_000, gamma=0.03, lam=1e-6),
     "dualsvc-480k-10": dict(model="dualsvc", task="10", rows=480_000, gamma=0.03, lam=1e-6),
+    "dualsvc-960k-10": dict(model="dualsvc", task="10", rows=960_000, gamma=0.03, lam=1e-6),
     "ours-60k-10": dict(model="nystroem-pegasos", task="10", rows=60_000, components=2000,
                         gamma=0.03, lam=1e-6, n_iter=1_000_000, buffer_rows=65_536, n_jobs=2),
     "sklearn-60k-10": dict(model="sklearn-nystroem-sgd", task="10", rows=60_000,
