@@ -408,3 +408,30 @@ def test_a_stream_of_rows_without_features_is_refused():
             BlockStream([(sp.csr_matrix((100, 0)), y)]))
     with pytest.raises(ValueError, match=r"block 1 of the block stream has rows of no features"):
         KernelPerceptron(budget=5).fit(BlockStream([(np.zeros((100, 0)), y)]))
+
+
+def test_a_failed_first_partial_fit_leaves_nothing_and_the_next_call_starts_again():
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _three_classes(200, seed=6)
+    clf = KernelPegasosClassifier(lam=1e-2, budget=15, random_state=0)
+    with pytest.raises(ValueError, match=r"y holds labels the model was not fitted on: \[2\]"):
+        clf.partial_fit(X, y, classes=[0, 1])
+    clf.partial_fit(X, y, classes=[0, 1, 2])  # (not "this model holds none")
+    ref = KernelPegasosClassifier(lam=1e-2, budget=15, random_state=0)
+    np.testing.assert_array_equal(clf.dual_coef_,
+                                  ref.partial_fit(X, y, classes=[0, 1, 2]).dual_coef_)
+
+    def stop(report):
+        raise KeyboardInterrupt
+
+    new = KernelPerceptron(budget=15, callback=stop)
+    with pytest.raises(KeyboardInterrupt):
+        new.partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(NotFittedError):  # (was an AttributeError: no dual_coef_)
+        new.predict(X)
+    fitted = KernelPegasosClassifier(lam=1e-2, budget=500, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="partial_fit continues a budgeted fit made in this "
+                                         "process, and this model holds none"):
+        fitted.partial_fit(X, y)
+    assert fitted.predict(X).shape == (200,)  # (a model fitted otherwise is kept)

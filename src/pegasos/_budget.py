@@ -16,6 +16,7 @@ from ._base import (
     check_known_labels,
     check_two_classes,
     check_weighted_classes,
+    drop_fitted,
     loss_weights,
     positive_classes,
 )
@@ -229,7 +230,20 @@ class _BudgetMixin:
         self.n_support_ = np.bincount(votes, minlength=len(self.classes_)).astype(np.int32)
 
     def _partial_fit(self, X, y, classes, sample_weight, mode):
-        """``partial_fit``: one pass of ``sampling`` over (X, y), the budget continued."""
+        """``partial_fit``: one pass of ``sampling`` over (X, y), the budget continued; a
+        first call that fails half-way (a label not among ``classes``, a callback that raises)
+        leaves no model behind, and the next call starts again."""
+        # (a model fitted otherwise -- loaded, or unbudgeted -- is refused, and kept)
+        new = not hasattr(self, "_budget_state") and not hasattr(self, "classes_")
+        try:
+            return self._partial_fit_call(X, y, classes, sample_weight, mode)
+        except BaseException:
+            if new:
+                drop_fitted(self, BUDGET_STATE)
+            raise
+
+    def _partial_fit_call(self, X, y, classes, sample_weight, mode):
+        """:meth:`_partial_fit`'s call."""
         if self.budget is None:
             raise ValueError(f"{type(self).__name__}.partial_fit keeps at most `budget` "
                              "support vectors: give budget (an int >= 1)")
