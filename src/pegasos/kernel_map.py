@@ -473,9 +473,9 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             self.n_rows_read_ = source.rows_read
             return self
         check_memory(8 * self.n_components * (raw.buffer_rows + 2 * self.block_rows),
-                     f"the shuffle buffer of {raw.buffer_rows} mapped rows and a mapped block "
-                     f"({self.n_components} float64 values a row; give a smaller "
-                     "buffer_rows or n_components)")
+                     f"the shuffle buffer of {raw.buffer_rows} mapped rows and a mapped block of "
+                     f"block_rows={self.block_rows} ({self.n_components} float64 values a "
+                     "row; give a smaller buffer_rows, block_rows or n_components)")
         pending = [first]
 
         def mapped():  # one pass of the mapped rows: the first buffer, then the rest
