@@ -32,12 +32,17 @@ a benchmark usually makes its blocks on the fly instead (:meth:`Infimnist.blocks
 import argparse
 import gzip
 import math
+import os
+import shutil
 import time
+from numbers import Integral, Real
 from pathlib import Path
 
 import numba
 import numpy as np
 from scipy.ndimage import gaussian_filter
+
+from pegasos._memory import check_memory, format_bytes
 
 from .common import SHARED_DATA
 
@@ -57,6 +62,30 @@ AMPLITUDE = 1.5
 #: The eight one-pixel shifts (rows, columns).
 SHIFTS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)],
                   dtype=np.int64)
+
+#: Row indices are below this: the compiled loop adds a row's position to ``start`` in
+#: signed 64-bit integers, which must not wrap around.
+MAX_INDEX = 2**62
+
+#: Bytes a row costs while it is made: its pixels, its label and its index.
+ROW_BYTES = PIXELS + 1 + 8
+
+
+def _integer(name, value, low, high=MAX_INDEX):
+    """``value`` as an int in [low, high], or a clear error naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer; got {type(value).__name__} {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {value}")
+    return int(value)
+
+
+def _number(name, value, low):
+    """``value`` as a finite float >= low, or a clear error naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+            or value < low:
+        raise ValueError(f"{name} must be a finite number >= {low}; got {value!r}")
+    return float(value)
 
 
 def read_idx(path):
@@ -167,25 +196,42 @@ class Infimnist:
 
     def __init__(self, data_dir=SHARED_DATA, *, seed=0, n_fields=N_FIELDS, sigma=SIGMA,
                  amplitude=AMPLITUDE):
+        seed = _integer("seed", seed, 0, 2**63 - 1)
+        n_fields = _integer("n_fields", n_fields, 1)
+        sigma, amplitude = _number("sigma", sigma, 0.0), _number("amplitude", amplitude, 0.0)
+        check_memory(n_fields * PIXELS * 16, f"a bank of {n_fields} fields ({PIXELS} float64 "
+                     "values each, twice)")
         self.digits, self.labels = load_mnist(data_dir, "train")
         if self.digits.shape != (N_SOURCE, PIXELS):
             raise ValueError(f"MNIST's training digits are {N_SOURCE} rows of {PIXELS} pixels; "
                              f"got {self.digits.shape}")
-        self.seed = int(seed)
+        self.seed = seed
         self.fields = field_bank(seed, n_fields, sigma, amplitude)
 
     def rows(self, start, stop):
         """Rows ``start ... stop - 1``: pixels (n, 784) uint8 and labels (n,) uint8."""
-        if not 0 <= start <= stop:
-            raise ValueError(f"rows must satisfy 0 <= start <= stop; got {start}, {stop}")
+        start, stop = _integer("start", start, 0), _integer("stop", stop, 0)
+        if not start <= stop:
+            raise ValueError(f"rows must satisfy 0 <= start <= stop <= {MAX_INDEX}; got "
+                             f"{start}, {stop}")
+        check_memory(ROW_BYTES * (stop - start),
+                     f"rows {start} ... {stop - 1} ({stop - start} rows of {PIXELS} pixels; "
+                     "make fewer at a time, as blocks() does)")
         out = np.empty((stop - start, PIXELS), np.uint8)
         _make_rows(self.digits, self.fields, SHIFTS, np.int64(start), np.int64(self.seed), out)
         return out, self.labels[np.arange(start, stop) % N_SOURCE]
 
     def blocks(self, n_rows, block_rows=65_536, start=0):
-        """The rows ``start ... start + n_rows - 1`` as ``(X, y)`` blocks of ``block_rows``."""
-        for lo in range(start, start + n_rows, block_rows):
-            yield self.rows(lo, min(start + n_rows, lo + block_rows))
+        """The rows ``start ... start + n_rows - 1`` as ``(X, y)`` blocks of ``block_rows``
+        (the arguments checked now, the rows made as the blocks are asked for)."""
+        start = _integer("start", start, 0)
+        n_rows = _integer("n_rows", n_rows, 0, MAX_INDEX - start)
+        block_rows = _integer("block_rows", block_rows, 1)
+        check_memory(ROW_BYTES * min(block_rows, n_rows),
+                     f"a block of {block_rows} rows of {PIXELS} pixels (give a smaller "
+                     "block_rows)")
+        return (self.rows(lo, min(start + n_rows, lo + block_rows))
+                for lo in range(start, start + n_rows, block_rows))
 
 
 def main(argv=None):
@@ -195,17 +241,32 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     args = parser.parse_args(argv)
-    gen = Infimnist(args.data_dir, seed=args.seed)
+    if not 1 <= args.rows <= MAX_INDEX:
+        parser.error(f"--rows must be in [1, {MAX_INDEX}]; got {args.rows}")
+    if not 0 <= args.seed < 2**63:
+        parser.error(f"--seed must be in [0, 2**63); got {args.seed}")
+    try:
+        gen = Infimnist(args.data_dir, seed=args.seed)
+    except OSError as exc:
+        parser.error(f"cannot read MNIST's training digits in {args.data_dir}: {exc}")
     args.out.mkdir(parents=True, exist_ok=True)
+    need = args.rows * (PIXELS + 1) + 4096
+    free = shutil.disk_usage(args.out).free
+    if need > free:  # (a memory map written past a full disk ends the process by SIGBUS)
+        parser.error(f"{args.rows} rows need {format_bytes(need)} in {args.out}, which has "
+                     f"{format_bytes(free)} free")
     stem = args.out / f"infimnist-{args.rows}"
-    X = np.lib.format.open_memmap(f"{stem}.X.npy", mode="w+", dtype=np.uint8,
+    partial = f"{stem}.X.npy.partial"  # (renamed once whole: no half-written file is left)
+    X = np.lib.format.open_memmap(partial, mode="w+", dtype=np.uint8,
                                   shape=(args.rows, PIXELS))
     tic = time.perf_counter()
     for lo in range(0, args.rows, 1 << 18):
         hi = min(args.rows, lo + (1 << 18))
         X[lo:hi], _ = gen.rows(lo, hi)
     X.flush()
+    del X
     np.save(f"{stem}.y.npy", gen.labels[np.arange(args.rows) % N_SOURCE])
+    os.replace(partial, f"{stem}.X.npy")
     print(f"{args.rows} rows in {time.perf_counter() - tic:.1f} s -> {stem}.X.npy")
     return 0
 

@@ -124,3 +124,82 @@ def test_a_stream_fit_refuses_what_it_cannot_do():
         PegasosClassifier(lam=0.01).fit(BlockStream([]))
     with pytest.raises(TypeError, match="blocks must be a function"):
         BlockStream(3)
+
+
+def test_labels_of_mixed_or_other_types_are_refused():
+    X8, y = _pixels()
+    mixed = np.array(["a", None] * 300, dtype=object)
+    with pytest.raises(ValueError, match=r"block 1 of the block stream has labels of object "
+                                         r"mixing numbers, strings or other objects"):
+        PegasosClassifier(lam=0.01, n_iter=20).fit(BlockStream([(X8, mixed)]))
+    with pytest.raises(ValueError, match=r"block 1 of the block stream has labels that are "
+                                         r"numbers, the stream's classes \['-1', '1'\] are not"):
+        PegasosClassifier(lam=0.01, n_iter=20).fit(BlockStream([(X8, y)], classes=["-1", "1"]))
+    later = [(X8[:300], y[:300]), (X8[300:], y[300:].astype(str))]
+    with pytest.raises(ValueError, match=r"block 2 of the block stream has labels that are "
+                                         r"strings, the first block's are not"):
+        PegasosClassifier(lam=0.01, n_iter=2000).fit(BlockStream(later, buffer_rows=100))
+    for classes, match in (([1], r"classes must list at least two labels; got \[1\]"),
+                           ([], r"classes must list at least two labels; got \[\]"),
+                           ([np.nan, 1.0], "classes holds NaN"),
+                           ([[0, 1]], r"classes must be a list of labels; got an array of "
+                                      r"shape \[1, 2\]")):
+        with pytest.raises(ValueError, match=match):
+            BlockStream([(X8, y)], classes=classes)
+    # strings are labels as numbers are; a first buffer of one of them is named
+    words = np.where(y > 0, "cat", "dog")
+    clf = PegasosClassifier(lam=0.01, n_iter=200).fit(BlockStream([(X8, words)]))
+    assert clf.classes_.tolist() == ["cat", "dog"]
+    with pytest.raises(ValueError, match=r"all have the label 'dog', and a stream takes"):
+        PegasosClassifier(lam=0.01, n_iter=200).fit(
+            BlockStream([(X8[y < 0], words[y < 0]), (X8, words)], buffer_rows=50))
+
+
+def test_blocks_without_features_or_an_iterable_are_refused():
+    X8, y = _pixels()
+    with pytest.raises(ValueError, match=r"block 1 of the block stream has rows of no features "
+                                         r"\(shape \[600, 0\]\)"):
+        PegasosClassifier(lam=0.01, n_iter=20).fit(BlockStream([(X8[:, :0], y)]))
+    for returned in (None, 5):
+        with pytest.raises(TypeError, match=r"the block stream: blocks\(\) returned "
+                                            rf"{type(returned).__name__}, not an iterable"):
+            PegasosClassifier(lam=0.01, n_iter=20).fit(BlockStream(lambda: returned))
+
+
+def test_held_out_rows_with_a_label_the_fit_has_no_problem_for_are_refused():
+    X8, y = _pixels()
+    with pytest.raises(ValueError, match=r"the held-out rows have the label 5, which is not "
+                                         r"among the stream's classes \[-1, 1\]"):
+        PegasosClassifier(lam=0.01, n_iter=200).fit(
+            BlockStream([(X8, y)], buffer_rows=100, holdout=(X8[:50], np.full(50, 5))))
+
+
+def test_from_arrays_takes_lists_and_refuses_labels_that_are_not_one_per_row():
+    X8, y = _pixels()
+    clf = PegasosClassifier(lam=0.01, n_iter=200, random_state=0).fit(
+        BlockStream.from_arrays(X8.tolist(), y.tolist(), block_rows=100))
+    ref = PegasosClassifier(lam=0.01, n_iter=200, random_state=0).fit(
+        BlockStream.from_arrays(X8, y, block_rows=100))
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)
+    for X, labels, match in ((X8, 3, r"X has 600 rows but y has labels of shape \[\]"),
+                             (X8, y[:-1], r"X has 600 rows but y has labels of shape \[599\]"),
+                             (X8[0], y[:1], r"X must be 2-D \(rows of features\); got shape "
+                                            r"\[6\]")):
+        with pytest.raises(ValueError, match=match):
+            BlockStream.from_arrays(X, labels)
+
+
+def test_an_endless_pass_of_empty_blocks_is_an_error_not_a_hang(monkeypatch):
+    from pegasos import block_stream
+
+    monkeypatch.setattr(block_stream, "EMPTY_BLOCKS", 1000)
+    X8, y = _pixels()
+
+    def blocks():
+        yield X8[:10], y[:10]
+        while True:
+            yield X8[:0], y[:0]
+
+    with pytest.raises(ValueError, match=r"the block stream: 1000 blocks in a row have no rows: "
+                                         r"give blocks with rows, and a pass that ends"):
+        PegasosClassifier(lam=0.01, n_iter=2000).fit(BlockStream(blocks, buffer_rows=50))

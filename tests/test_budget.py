@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
-from pegasos import KernelPegasosClassifier, KernelPerceptron
+from pegasos import BlockStream, KernelPegasosClassifier, KernelPerceptron
 from pegasos._base import binary_targets
 from pegasos.stream import SVMLightStream, convert
 
@@ -279,6 +279,30 @@ def test_a_budgeted_model_with_merged_points_saves_and_loads(tmp_path):
     with pytest.raises(ValueError, match="partial_fit continues a budgeted fit made in this "
                                          "process, and this model holds none"):
         loaded.partial_fit(X, y)
+    from pegasos.model_io import ModelFileError
+
+    clf.set_params(budget=clf.support_vectors_.shape[0] - 1)  # a header that the points exceed
+    save_model(clf, tmp_path / "over.model")
+    with pytest.raises(ModelFileError, match=r"the model holds \d+ support vectors, more than "
+                                             r"its budget=\d+"):
+        load_model(tmp_path / "over.model")
+
+
+def test_a_failed_refit_leaves_no_half_model():
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _three_classes(200, seed=6)
+
+    def stop(report):
+        raise KeyboardInterrupt
+
+    for est in (KernelPegasosClassifier(lam=1e-2, budget=15, random_state=0),
+                KernelPerceptron(budget=15, random_state=0)):
+        est.fit(X, y)
+        with pytest.raises(KeyboardInterrupt):
+            est.set_params(callback=stop).fit(X * 5, y + 10)  # new gamma_, new classes_
+        with pytest.raises(NotFittedError):  # not the old points under the new labels
+            est.predict(X)
 
 
 def test_the_command_line_trains_budgets_and_the_landmark_solver(tmp_path, capsys):
@@ -361,3 +385,53 @@ def test_a_budgeted_fit_from_blocks_measures_its_held_out_error_and_stops():
     with pytest.raises(ValueError, match=r"the held-out rows are 3 features wide, the stream's 64"):
         KernelPegasosClassifier(**params).fit(
             BlockStream(blocks, buffer_rows=256, holdout=(X[:10, :3], y[:10])))
+
+
+def test_partial_fit_takes_rows_of_another_float_type_in_the_budgets():
+    X, y = _three_classes(200, seed=3)
+    for first, later in ((np.float32, np.float64), (np.float64, np.float32)):
+        clf = KernelPegasosClassifier(lam=1e-2, gamma=0.5, budget=15, random_state=0)
+        same = KernelPegasosClassifier(lam=1e-2, gamma=0.5, budget=15, random_state=0)
+        clf.partial_fit(X[:100].astype(first), y[:100], classes=[0, 1, 2])
+        same.partial_fit(X[:100].astype(first), y[:100], classes=[0, 1, 2])
+        clf.partial_fit(X[100:].astype(later), y[100:])  # (converted to the first call's)
+        same.partial_fit(X[100:].astype(later).astype(first), y[100:])
+        assert clf.support_vectors_.dtype == first
+        np.testing.assert_array_equal(clf.dual_coef_, same.dual_coef_)
+
+
+def test_a_stream_of_rows_without_features_is_refused():
+    y = np.arange(100) % 2
+    with pytest.raises(ValueError, match=r"the block stream: the first block's rows have no "
+                                         r"features: give rows of at least one feature"):
+        KernelPegasosClassifier(lam=0.1, budget=5, gamma="auto").fit(
+            BlockStream([(sp.csr_matrix((100, 0)), y)]))
+    with pytest.raises(ValueError, match=r"block 1 of the block stream has rows of no features"):
+        KernelPerceptron(budget=5).fit(BlockStream([(np.zeros((100, 0)), y)]))
+
+
+def test_a_failed_first_partial_fit_leaves_nothing_and_the_next_call_starts_again():
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _three_classes(200, seed=6)
+    clf = KernelPegasosClassifier(lam=1e-2, budget=15, random_state=0)
+    with pytest.raises(ValueError, match=r"y holds labels the model was not fitted on: \[2\]"):
+        clf.partial_fit(X, y, classes=[0, 1])
+    clf.partial_fit(X, y, classes=[0, 1, 2])  # (not "this model holds none")
+    ref = KernelPegasosClassifier(lam=1e-2, budget=15, random_state=0)
+    np.testing.assert_array_equal(clf.dual_coef_,
+                                  ref.partial_fit(X, y, classes=[0, 1, 2]).dual_coef_)
+
+    def stop(report):
+        raise KeyboardInterrupt
+
+    new = KernelPerceptron(budget=15, callback=stop)
+    with pytest.raises(KeyboardInterrupt):
+        new.partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(NotFittedError):  # (was an AttributeError: no dual_coef_)
+        new.predict(X)
+    fitted = KernelPegasosClassifier(lam=1e-2, budget=500, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="partial_fit continues a budgeted fit made in this "
+                                         "process, and this model holds none"):
+        fitted.partial_fit(X, y)
+    assert fitted.predict(X).shape == (200,)  # (a model fitted otherwise is kept)

@@ -53,9 +53,48 @@ def test_rows_are_determined_by_their_index_whatever_the_blocks(gen):
     np.testing.assert_array_equal(whole, np.concatenate([b[0] for b in blocks]))
 
 
-def test_a_bad_range_is_refused(gen):
-    with pytest.raises(ValueError, match="0 <= start <= stop"):
-        gen.rows(10, 5)
+def test_a_bad_range_is_refused(gen, monkeypatch, tmp_path):
+    from pegasos import _memory
+
+    for start, stop, error, match in (
+            (10, 5, ValueError, r"0 <= start <= stop <= 4611686018427387904; got 10, 5"),
+            (-1, 5, ValueError, r"start must be an integer in \[0, 4611686018427387904\]"),
+            (2**63, 2**63 + 1, ValueError, "start must be an integer in"),
+            (1.5, 3, TypeError, "start must be an integer; got float 1.5"),
+            (True, 3, TypeError, "start must be an integer; got bool"),
+            (0, None, TypeError, "stop must be an integer; got NoneType")):
+        with pytest.raises(error, match=match):
+            gen.rows(start, stop)
+    assert gen.rows(np.int64(5), np.int64(5))[0].shape == (0, 784)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 100 << 20)
+    with pytest.raises(ValueError, match=r"rows 0 \.\.\. 999999999 \(1000000000 rows of 784 "
+                                         r"pixels; make fewer at a time.* need .* GiB, more "
+                                         r"than the 100 MiB"):
+        gen.rows(0, 10**9)
+    for kwargs, match in (({"n_rows": -5}, r"n_rows must be an integer in \[0, "),
+                          ({"n_rows": 10, "block_rows": 0}, r"block_rows must be an integer in "
+                                                            r"\[1, "),
+                          ({"n_rows": 10, "start": -3}, r"start must be an integer in \[0, "),
+                          ({"n_rows": 10**9, "block_rows": 10**9}, "a block of 1000000000 rows")):
+        with pytest.raises(ValueError, match=match):
+            gen.blocks(**kwargs)  # (at once, not at the first block)
+    for kwargs, match in (({"n_fields": 0}, r"n_fields must be an integer in \[1, "),
+                          ({"sigma": -1.0}, "sigma must be a finite number >= 0"),
+                          ({"amplitude": float("nan")}, "amplitude must be a finite number"),
+                          ({"seed": -1}, r"seed must be an integer in \[0, ")):
+        with pytest.raises(ValueError, match=match):
+            infimnist.Infimnist(**kwargs)
+    for rows, match in (("-5", r"--rows must be in \[1, "), ("0", r"--rows must be in \[1, ")):
+        with pytest.raises(SystemExit):
+            infimnist.main(["--rows", rows, "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        infimnist.main(["--rows", "10", "--out", str(tmp_path), "--data-dir",
+                        str(tmp_path / "none")])
+    assert infimnist.main(["--rows", "70", "--out", str(tmp_path)]) == 0
+    X = np.load(tmp_path / "infimnist-70.X.npy")
+    np.testing.assert_array_equal(X, gen.rows(0, 70)[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["infimnist-70.X.npy",
+                                                          "infimnist-70.y.npy"]
 
 
 def test_kernel_scale_runs_each_model_on_generated_rows(gen):

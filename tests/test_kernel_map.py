@@ -156,6 +156,100 @@ def test_bad_input_is_named(digits):
         clf.predict(X[:, :3])
 
 
+@pytest.mark.parametrize("solver", ["map", "landmark"])
+def test_held_out_rows_the_map_cannot_measure_are_refused(digits, solver):
+    X, y = digits
+    params = dict(n_components=20, lam=1e-2, n_iter=500, solver=solver, random_state=0)
+    for held, match in (((X[:50, :40], y[:50]), r"the held-out rows are 40 features wide, "
+                                                r"the stream's 64: give held-out rows as wide"),
+                        ((np.hstack([X[:50], X[:50]]), y[:50]), "are 128 features wide"),
+                        ((X[:50], y[:50] + 20), r"the held-out rows have the label 2\d, which "
+                                                r"is not among the stream's classes")):
+        with pytest.raises(ValueError, match=match):
+            NystroemPegasosClassifier(**params).fit(
+                BlockStream.from_arrays(X, y, buffer_rows=300, holdout=held))
+    clf = NystroemPegasosClassifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match="rows 40 features wide cannot be mapped on landmarks "
+                                         "64 features wide"):
+        clf._map(np.ascontiguousarray(X[:5, :40]), np.float64)  # (never to the engine)
+
+
+def test_the_maps_memory_is_checked_before_it_is_made(monkeypatch):
+    from pegasos import _memory
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(3000, 3)), np.arange(3000) % 2
+    monkeypatch.setattr(_memory, "available_memory", lambda: 20 << 20)
+    for landmarks in ("uniform", "kmeans"):
+        with pytest.raises(ValueError, match=r"the map of 3000 landmarks \(3000 x 3000 float64 "
+                                             r"matrices.*give a smaller n_components\) need "
+                                             r".* MiB, more than the 20 MiB"):
+            NystroemPegasosClassifier(n_components=3000, landmarks=landmarks,
+                                      lam=1e-2).fit(X, y)
+    with pytest.raises(ValueError, match=r"the shuffle buffer of 100000 mapped rows .* need"):
+        NystroemPegasosClassifier(n_components=100, lam=1e-2, n_iter=10).fit(
+            BlockStream.from_arrays(X, y, buffer_rows=100_000))
+    clf = NystroemPegasosClassifier(n_components=100, lam=1e-2).fit(X[:300], y[:300])
+    with pytest.raises(ValueError, match=r"the 100000 mapped rows \(100 float64 values each; "
+                                         r"transform fewer rows at a time\) need"):
+        clf.transform(np.zeros((100_000, 3)))
+    assert clf.predict(np.zeros((100_000, 3))).shape == (100_000,)  # (a block at a time)
+
+
+def test_magnitudes_that_overflow_the_kernel_are_refused(digits):
+    X, y = digits
+    with pytest.raises(ValueError, match=r"The landmarks' kernel values overflow float64 "
+                                         r"\(linear kernel, .*\): scale the input"):
+        NystroemPegasosClassifier(n_components=20, kernel="linear", lam=1e-2).fit(X * 1e160, y)
+    with pytest.raises(ValueError, match=r"overflow float64 \(poly kernel.* or give a smaller "
+                                         r"gamma"):
+        NystroemPegasosClassifier(n_components=20, kernel="poly", gamma=1.0,
+                                  lam=1e-2).fit(X * 1e110, y)
+    clf = NystroemPegasosClassifier(n_components=20, kernel="linear", lam=1e-2).fit(X, y)
+    with pytest.raises(ValueError, match="Non-finite decision values"):
+        clf.predict(X * 1e308)
+    with pytest.raises(ValueError, match="Non-finite mapped values"):
+        clf.transform(X * 1e308)
+    with pytest.raises(ValueError, match=r"the rows of the block stream's first buffer "
+                                         r"\(buffer_rows=65536\) have no features"):
+        NystroemPegasosClassifier(n_components=5, gamma="auto", lam=1e-2, n_iter=10).fit(
+            BlockStream([(sp.csr_matrix((100, 0)), y[:100])]))
+
+
+def test_a_failed_refit_leaves_no_half_model(digits):
+    from sklearn.exceptions import NotFittedError
+
+    X, y = digits
+
+    def stop(report):
+        raise KeyboardInterrupt
+
+    for solver in ("map", "landmark"):
+        clf = NystroemPegasosClassifier(n_components=20, lam=1e-2, solver=solver,
+                                        random_state=0).fit(X, y)
+        with pytest.raises(KeyboardInterrupt):
+            clf.set_params(callback=stop, random_state=1).fit(X * 3, y)
+        with pytest.raises(NotFittedError):  # not the new landmarks with the old weights
+            clf.predict(X)
+
+
+def test_n_jobs_zero_is_refused_and_threads_are_at_most_the_problems(digits):
+    import threading
+
+    X, y = digits
+    with pytest.raises(ValueError, match=r"'n_jobs' parameter of NystroemPegasosClassifier must "
+                                         r"be an int in the range \(-inf, -1\], an int in the "
+                                         r"range \[1, inf\) or None\. Got 0"):
+        NystroemPegasosClassifier(n_components=10, n_jobs=0).fit(X, y)
+    threads, before = [], threading.active_count()
+    params = dict(n_components=10, lam=1e-2, n_iter=100, random_state=0)
+    clf = NystroemPegasosClassifier(**params, n_jobs=1000,
+                                    callback=lambda r: threads.append(threading.active_count()))
+    ref = NystroemPegasosClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(clf.fit(X, y).coef_, ref.coef_)
+    assert max(threads) < before + 50  # (10 problems: about 10 threads, not 1,000)
+
+
 @pytest.mark.parametrize("n_classes, average, dtype", [(2, 0.5, np.float64), (3, False, np.float64),
                                                        (3, True, np.float32)])
 def test_the_landmark_solver_is_pegasos_on_the_mapped_rows(digits, n_classes, average, dtype):
@@ -255,6 +349,15 @@ def test_a_model_file_whose_map_does_not_fit_is_refused(digits, tmp_path):
     with pytest.raises(ModelFileError, match=r"coef_ must be floating-point of shape \[10, 20\]"):
         load_model(tmp_path / "bad2.model")
     assert zipfile.is_zipfile(tmp_path / "bad2.model")  # (an npz, never a pickle)
+    # the parameters that describe the map agree with it (a transform of 7 columns of 20)
+    for edit, match in (({"n_components": 7}, r"parameter 'n_components' is 7 but the model "
+                                              r"holds 20 landmarks"),
+                        ({"landmarks": "kmeans"}, r"landmarks='kmeans' but component_indices_ "
+                                                  r"is present")):
+        clf.fit(X, y).set_params(**edit)
+        save_model(clf, tmp_path / "bad3.model")
+        with pytest.raises(ModelFileError, match=match):
+            load_model(tmp_path / "bad3.model")
 
 
 def test_the_command_line_trains_predicts_and_describes_a_map(digits, tmp_path, capsys):
@@ -300,6 +403,31 @@ def test_the_command_line_trains_predicts_and_describes_a_map(digits, tmp_path, 
         with pytest.raises(SystemExit):
             main(["train", *bad, train])
         assert re.search(message, capsys.readouterr().err)
+
+
+def test_the_command_line_refuses_held_out_files_a_stream_fit_cannot_measure(digits, tmp_path,
+                                                                            capsys):
+    from sklearn.datasets import dump_svmlight_file
+
+    from pegasos.cli import main
+
+    X, y = digits
+    train, wide, unseen = (str(tmp_path / name) for name in ("tr.svm", "w.svm", "u.svm"))
+    dump_svmlight_file(X[:300], y[:300], train)
+    dump_svmlight_file(np.hstack([X[:20], X[:20]]), y[:20], wide)
+    dump_svmlight_file(X[:20], y[:20] + 20, unseen)
+    for options in (["--map", "nystroem", "--components", "20"],
+                    ["--map", "nystroem", "--components", "20", "--map-solver", "landmark"], []):
+        for held, match in ((wide, r"the held-out rows are 1\d\d features wide, the stream's "
+                                   r"\d\d"),
+                            (unseen, r"the held-out rows have the label 2\d, which is not among "
+                                     r"the stream's classes")):
+            if not options and held == wide:
+                match = r"a held-out row is 1\d\d features wide"  # (linear Pegasos' words)
+            status = main(["train", *options, "-l", "1e-2", "--iter", "200", "--stream",
+                           "--holdout", held, train, str(tmp_path / "m.model")])
+            err = capsys.readouterr().err
+            assert status == 1 and err.count("\n") == 1 and re.search(match, err), err
 
 
 def _svmlight(path):

@@ -49,6 +49,11 @@ ESTIMATOR_CONSTRAINTS: dict = {
     "callback": [callable, None],
 }
 
+#: ``n_jobs``: threads, or with -1, -2, ... all the cores but |n_jobs| - 1 (joblib's rule);
+#: 0 means nothing.
+N_JOBS_CONSTRAINT = [Interval(Integral, None, -1, closed="right"),
+                     Interval(Integral, 1, None, closed="left"), None]
+
 #: The constraints of the parameters that the Pegasos estimators share (others
 #: take the ones they have from here, by name).
 PEGASOS_CONSTRAINTS: dict = {
@@ -324,9 +329,9 @@ def batch_for(batch_size, n):
 def check_two_classes(classes):
     """Refuse training data with fewer than two classes."""
     if len(classes) < 2:
+        got = f"only one class: {classes.tolist()[0]!r}" if len(classes) else "no class"
         raise ValueError(
-            f"The training data must contain samples of at least 2 classes; "
-            f"got only one class: {classes.tolist()[0]!r}."
+            f"The training data must contain samples of at least 2 classes; got {got}."
         )
 
 
@@ -337,6 +342,40 @@ def check_known_labels(y, classes):
         raise ValueError(
             f"y holds labels the model was not fitted on: {unknown[:5].tolist()}; its "
             f"classes are {classes[:10].tolist()}.")
+
+
+def drop_fitted(est, private=()):
+    """Remove the estimator's fitted attributes (public names ending in ``_``) and the
+    ``private`` ones it keeps beside them: a fit starts from none, and a fit that fails
+    half-way leaves an unfitted estimator, never a mix of two fits."""
+    for key in [k for k in vars(est) if k.endswith("_") and not k.startswith("_")]:
+        del est.__dict__[key]
+    for key in private:
+        est.__dict__.pop(key, None)
+
+
+def label_text(label):
+    """A label as an error names it: a number as ``%g`` (1, not 1.0), anything else as its
+    repr ('cat').
+
+    >>> label_text(1.0), label_text(-0.5), label_text("cat")
+    ('1', '-0.5', "'cat'")
+    """
+    value = label.item() if isinstance(label, np.generic) else label
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g}"
+    return repr(value)
+
+
+def check_held_out_labels(y, classes):
+    """Refuse held-out rows of a stream fit with a label outside its classes: no problem
+    was trained for it, and each such row would count as an error whatever the model."""
+    unknown = np.setdiff1d(y, classes)
+    if unknown.size:
+        raise ValueError(
+            f"the held-out rows have the label {label_text(unknown[0])}, which is not among the "
+            f"stream's classes {classes[:10].tolist()} (by default, the labels of its first "
+            "buffer's rows): hold out rows of those labels, or give the stream classes")
 
 
 def check_finite_fit(est):

@@ -12,9 +12,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     binary_targets,
+    check_held_out_labels,
     check_known_labels,
     check_two_classes,
     check_weighted_classes,
+    drop_fitted,
     loss_weights,
     positive_classes,
 )
@@ -96,6 +98,10 @@ def average_of(est, default):
     return est.average
 
 
+#: A budgeted fit's state beside its fitted attributes (``partial_fit`` continues it).
+BUDGET_STATE = ("_budget_state", "_budget_t", "_budget_rows", "_budget_rng")
+
+
 def has_budget(est):
     """Whether ``partial_fit`` is available: a ``budget`` is set."""
     return est.budget is not None
@@ -144,7 +150,7 @@ class _BudgetMixin:
         need = _sb.budget_bytes(self.budget, k, n_problems, width, np.dtype(dtype).itemsize)
         check_memory(need, f"a budget of {self.budget} support vectors ({width} features, "
                      f"their kernel matrix and {n_problems} coefficient"
-                     f"{'s' * (n_problems > 1)} each)")
+                     f"{'s' * (n_problems > 1)} each; room for a batch_size={k} more)")
         return _sb.new_budget(self.budget, k, n_problems, width, dtype)
 
     def _budget_report(self, t0, plan, first_evals=0):
@@ -169,7 +175,9 @@ class _BudgetMixin:
         """``plan``'s iterations on the rows X (validated; labels y, loss weights sw),
         drawn by ``stream``, row i the training row ``first + i``: the budget's state
         (``_budget_state``, ``_budget_t``) continues."""
-        rows = as_rows(X, X.dtype)
+        # (in the budget's dtype, the first call's: a later call of float64 rows after float32
+        # ones, or the reverse, never reaches the compiled step with points of another type)
+        rows = as_rows(X, self._budget_state.Z.dtype)
         sqnorm, diag = norms_and_diagonal(rows, self._kargs)
         Y = np.column_stack(binary_targets(self.classes_, y))
         bias2 = self._bias2()
@@ -222,7 +230,20 @@ class _BudgetMixin:
         self.n_support_ = np.bincount(votes, minlength=len(self.classes_)).astype(np.int32)
 
     def _partial_fit(self, X, y, classes, sample_weight, mode):
-        """``partial_fit``: one pass of ``sampling`` over (X, y), the budget continued."""
+        """``partial_fit``: one pass of ``sampling`` over (X, y), the budget continued; a
+        first call that fails half-way (a label not among ``classes``, a callback that raises)
+        leaves no model behind, and the next call starts again."""
+        # (a model fitted otherwise -- loaded, or unbudgeted -- is refused, and kept)
+        new = not hasattr(self, "_budget_state") and not hasattr(self, "classes_")
+        try:
+            return self._partial_fit_call(X, y, classes, sample_weight, mode)
+        except BaseException:
+            if new:
+                drop_fitted(self, BUDGET_STATE)
+            raise
+
+    def _partial_fit_call(self, X, y, classes, sample_weight, mode):
+        """:meth:`_partial_fit`'s call."""
         if self.budget is None:
             raise ValueError(f"{type(self).__name__}.partial_fit keeps at most `budget` "
                              "support vectors: give budget (an int >= 1)")
@@ -304,6 +325,9 @@ class _BudgetMixin:
         if X is None:
             raise ValueError(f"{source.name}: no data: the stream has no rows to train on")
         width = X.shape[1] if stream.n_features is None else stream.n_features
+        if width == 0:  # (sparse rows with no stored value, and no n_features)
+            raise ValueError(f"{source.name}: the first block's rows have no features: give "
+                             "rows of at least one feature (or the stream's n_features)")
         classes = np.unique(y) if stream.classes is None else stream.classes
         check_two_classes(classes)
         self.classes_, self.n_features_in_ = classes, width
@@ -361,7 +385,7 @@ class _Holdout:
             raise ValueError(f"the held-out rows are {held[0].shape[1]} features wide, the "
                              f"stream's {width}: give held-out rows as wide as the stream's")
         check_width(held[0].shape[1], width, "a held-out row")
-        _check_labels(held[1], classes)
+        check_held_out_labels(held[1], classes)
         self.est, self.X, self.y = est, stack_rows([held[0]], width), held[1]
         self.rule = HeldOutRule(len(self.y), patience)
         self.errors = self.rule.errors

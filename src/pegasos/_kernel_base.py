@@ -27,10 +27,11 @@ from ._base import (
     check_known_labels,
     check_two_classes,
     check_weighted_classes,
+    drop_fitted,
     loss_weights,
     positive_classes,
 )
-from ._budget import BUDGET_PARAMETERS, PARTIAL_FIT_PARAMETERS, _BudgetMixin
+from ._budget import BUDGET_PARAMETERS, BUDGET_STATE, PARTIAL_FIT_PARAMETERS, _BudgetMixin
 from ._memory import check_memory
 from ._numba.codes import KERNEL_TABLE
 from ._probability import ProbabilityMixin
@@ -576,10 +577,18 @@ class _ResponseSolver(_BudgetMixin, _KernelClassifier):
     def _fit(self, X, y, sample_weight, mode):
         """Either's fit, ``mode`` :data:`~pegasos._solvers.kernel_pegasos.PEGASOS` or
         ``PERCEPTRON``, its plan :meth:`_plan`'s; with a budget below the rows (or a
-        stream), the budgeted solver's."""
-        for key in ("_budget_state", "_budget_t", "_budget_rows", "_budget_rng",
-                    "n_rows_read_"):
-            self.__dict__.pop(key, None)
+        stream), the budgeted solver's.  The last fit's model goes first, and a fit that
+        fails half-way (a callback that raises, a stream's bad block) leaves none: not a
+        new ``gamma_`` or ``classes_`` beside the old points."""
+        drop_fitted(self, BUDGET_STATE)
+        try:
+            return self._fit_anew(X, y, sample_weight, mode)
+        except BaseException:
+            drop_fitted(self, BUDGET_STATE)
+            raise
+
+    def _fit_anew(self, X, y, sample_weight, mode):
+        """:meth:`_fit` on an estimator that holds no fitted model."""
         if isinstance(X, (SVMLightStream, BlockStream)):
             return self._fit_budget_stream(X, y, sample_weight, mode)
         if self.budget is not None:

@@ -20,9 +20,12 @@ import scipy.sparse as sp
 
 from ._rows import check_sparse_structure
 from .datasets import load_svmlight
-from .stream import BUFFER_ROWS, RowSource
+from .stream import BUFFER_ROWS, RowSource, checked_classes, label_kind
 
 __all__ = ["BlockStream"]
+
+#: Blocks without rows in a row that end a fit (a pass of nothing but empty blocks, endless).
+EMPTY_BLOCKS = 100_000
 
 
 class BlockStream:
@@ -113,7 +116,7 @@ class BlockStream:
                              f"{type(holdout).__name__}")
         self.blocks = blocks
         self.n_features = None if n_features is None else int(n_features)
-        self.classes = None if classes is None else np.unique(np.asarray(classes))
+        self.classes = None if classes is None else checked_classes(classes)
         self.scale = None if scale is None else float(scale)
         self.dtype = np.dtype(dtype)
         self.buffer_rows = int(buffer_rows)
@@ -149,8 +152,14 @@ class BlockStream:
         """
         if not (isinstance(block_rows, Integral) and block_rows >= 1):
             raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
-        if len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
+        if not (sp.issparse(X) or isinstance(X, np.ndarray)):  # (a memory map is one)
+            X = np.asarray(X)
+        y = y if isinstance(y, np.ndarray) else np.asarray(y)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (rows of features); got shape {list(X.shape)}")
+        if y.ndim != 1 or len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has labels of shape "
+                             f"{list(y.shape)}: give one label per row")
         n = X.shape[0]
 
         def blocks():
@@ -167,7 +176,13 @@ class BlockStream:
         iterator
             The ``(X, y)`` blocks of a new pass.
         """
-        return iter(self.blocks() if callable(self.blocks) else self.blocks)
+        blocks = self.blocks() if callable(self.blocks) else self.blocks
+        try:
+            return iter(blocks)
+        except TypeError:
+            raise TypeError(f"{self.name}: blocks() returned {type(blocks).__name__}, not an "
+                            "iterable of (X, y) blocks: give a function that returns one "
+                            "(a generator function, say)") from None
 
     def convert(self, X, y, *, where="a block"):
         """A block ``(X, y)`` converted and checked.
@@ -211,10 +226,18 @@ class BlockStream:
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"{where} of {self.name} has {X.shape[0]} rows but labels of shape "
                              f"{list(y.shape)}: give one label per row")
+        if X.shape[1] == 0 and not sp.issparse(X):
+            raise ValueError(f"{where} of {self.name} has rows of no features (shape "
+                             f"{list(X.shape)}): give rows of at least one feature")
         if not np.all(np.isfinite(values)):
             raise ValueError(f"{where} of {self.name} holds NaN or infinite values")
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError(f"{where} of {self.name} has NaN or infinite labels")
+        kind = label_kind(y, f"{where} of {self.name}")
+        if self.classes is not None and y.size and kind != label_kind(self.classes, ""):
+            raise ValueError(f"{where} of {self.name} has labels that are {kind}s, the "
+                             f"stream's classes {self.classes[:10].tolist()} are not: give "
+                             "classes of the labels' type")
         return X, y
 
     def rows(self):
@@ -240,12 +263,14 @@ class _Blocks:
         self.stream, self.name = stream, stream.name
         self.width = stream.n_features
         self.dense = None
+        self.labels = None  # (the kind of the first labels: "number" or "string")
 
     def blocks(self):
         """A new pass's blocks ``(X, y, nbytes)``, converted (those without rows too)."""
         return self._converted(self.stream.passes())
 
     def _converted(self, blocks):
+        empty = 0  # blocks in a row without rows
         for count, block in enumerate(blocks, start=1):
             try:
                 X, y = block
@@ -255,7 +280,24 @@ class _Blocks:
             nbytes = getattr(X, "nbytes", 0) or getattr(getattr(X, "data", None), "nbytes", 0)
             X, y = self.stream.convert(X, y, where=f"block {count}")
             self._check_width(X, count)
+            self._check_labels(y, count)
+            empty = 0 if X.shape[0] else empty + 1
+            if empty >= EMPTY_BLOCKS:  # (an endless pass of empty blocks: never a hang)
+                raise ValueError(f"{self.stream.name}: {EMPTY_BLOCKS} blocks in a row have no "
+                                 "rows: give blocks with rows, and a pass that ends")
             yield X, y, nbytes
+
+    def _check_labels(self, y, count):
+        """Labels of one kind in every block: numbers among numbers, strings among strings
+        (a mix would compare as text)."""
+        if not y.size:
+            return
+        kind = label_kind(y, f"block {count} of {self.stream.name}")
+        if self.labels is None:
+            self.labels = kind
+        elif kind != self.labels:
+            raise ValueError(f"block {count} of {self.stream.name} has labels that are "
+                             f"{kind}s, the first block's are not: give labels of one type")
 
     def part(self, X):
         return X

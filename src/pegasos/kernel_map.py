@@ -34,7 +34,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _landmark
-from ._base import PEGASOS_CONSTRAINTS, check_two_classes, describe_lambda, loss_weights, make_plan
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    PEGASOS_CONSTRAINTS,
+    check_finite_scores,
+    check_held_out_labels,
+    check_two_classes,
+    describe_lambda,
+    drop_fitted,
+    loss_weights,
+    make_plan,
+)
 from ._kernel_base import KERNELS, _kernel_args
 from ._memory import check_memory
 from ._numba import blocks as _blocks
@@ -56,8 +66,6 @@ EIGEN_FLOOR = 1e-12
 #: The linear SVM's fitted attributes, kept as the estimator's own.
 LINEAR_ATTRIBUTES = ("classes_", "coef_", "intercept_", "lam_", "n_iter_", "t_",
                      "holdout_errors_")
-#: What only a fit on a stream sets (a later fit on arrays drops them).
-STREAM_ATTRIBUTES = ("n_rows_read_", "holdout_errors_")
 
 #: The linear stage's parameters, passed on to :class:`~pegasos.PegasosClassifier`.
 LINEAR_PARAMS = ("lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight",
@@ -199,7 +207,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             "lam", "C", "n_iter", "n_epochs", "batch_size", "average", "class_weight")},
         "solver": [StrOptions({"map", "landmark"})],
         "block_rows": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "callback": [callable, None],
@@ -261,8 +269,9 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         """
         if self.lam is not None and self.C is not None:
             raise ValueError("Give lam or C, not both: C sets lam = 1 / (C n).")
-        for name in STREAM_ATTRIBUTES:
-            self.__dict__.pop(name, None)
+        # the last fit's model goes first: a fit that fails half-way (a stream's bad block,
+        # a callback that raises) leaves no coef_, not a new map beside the old weights
+        drop_fitted(self, ("_blocks_by_kind",))
         if isinstance(X, (BlockStream, SVMLightStream)):
             if y is not None:
                 raise ValueError("A stream fit takes no y: a stream holds its labels.")
@@ -271,6 +280,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
                              order="C", accept_large_sparse=True, reset=True)
         check_sparse_structure(X)
         check_classification_targets(y)
+        check_two_classes(np.unique(y))  # (before the map is made for nothing)
         spectrum = self._fit_map(X, what="training rows")
         if self.solver == "landmark":
             return self._fit_landmark(X, y, spectrum)
@@ -292,9 +302,18 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
     def _fit_map(self, X, what):
         """Landmarks, gamma and K_mm^{-1/2} from the rows X (validated)."""
         m, n = self.n_components, X.shape[0]
+        if X.shape[1] == 0:  # (a stream's sparse rows with no stored value)
+            raise ValueError(f"the {what} have no features: give rows of at least one "
+                             "feature (a stream: its n_features)")
         if m > n:
             raise ValueError(f"n_components={m} is more than the {n} {what}: the landmarks "
                              f"are rows of them (or k-means centres); give n_components <= {n}")
+        kmeans = 8 * max(1024, 3 * m) * m if self.landmarks == "kmeans" else 0
+        check_memory(8 * (4 * m * m + 2 * m * X.shape[1]) + kmeans,
+                     f"the map of {m} landmarks ({m} x {m} float64 matrices: K_mm, its "
+                     "eigenvectors, the map and the solver's work space"
+                     + (", and k-means' distances" if kmeans else "")
+                     + "; give a smaller n_components)")
         self.n_features_in_ = X.shape[1]
         self.gamma_ = _kernel_args(self.kernel, self.gamma, self.coef0, self.degree, X).gamma
         rng = check_random_state(self.random_state)
@@ -312,6 +331,11 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         self.components_ = np.ascontiguousarray(Z, dtype=X.dtype)
         Z64 = np.array(self.components_, dtype=np.float64)
         K = _kernel_rows(Z64, _landmark_block(Z64, dense=True), self._kern(), np.float64)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"The landmarks' kernel values overflow float64 ({self.kernel} "
+                             f"kernel, gamma_={self.gamma_:.6g}): scale the input (e.g. with "
+                             "StandardScaler or MaxAbsScaler)"
+                             + ("" if self.kernel == "linear" else ", or give a smaller gamma"))
         # K_mm is symmetric: eigh, faster than scikit-learn's Nystroem's SVD,
         # the same map to rounding; an indefinite K_mm (the sigmoid kernel's) takes the SVD
         S, U = scipy.linalg.eigh(K, driver="evd")
@@ -427,6 +451,13 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
                              "n is not known before it is read) and n_iter, not n_epochs: "
                              "give lam")
         source = raw.rows()
+        try:
+            return self._fit_source(raw, source)
+        finally:
+            source.close()
+
+    def _fit_source(self, raw, source):
+        """:meth:`_fit_stream` from the stream's :class:`~pegasos.stream.RowSource`."""
         start = [source.passes]  # the pass the next call of mapped() reads to its end
         held = source.hold_out(raw.holdout) if isinstance(raw.holdout, int) else raw.holdout
         first = source.take(raw.buffer_rows)
@@ -434,10 +465,17 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             raise ValueError(f"{raw.name}: no data: the stream has no rows to train on")
         spectrum = self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
                                                 f"(buffer_rows={raw.buffer_rows})")
+        if held is not None:
+            _check_held_out(raw.name, held, self.n_features_in_, np.unique(first[1])
+                            if raw.classes is None else raw.classes)
         if self.solver == "landmark":
             self._fit_landmark_stream(raw, source, first, held, spectrum)
             self.n_rows_read_ = source.rows_read
             return self
+        check_memory(8 * self.n_components * (raw.buffer_rows + 2 * self.block_rows),
+                     f"the shuffle buffer of {raw.buffer_rows} mapped rows and a mapped block of "
+                     f"block_rows={self.block_rows} ({self.n_components} float64 values a "
+                     "row; give a smaller buffer_rows, block_rows or n_components)")
         pending = [first]
 
         def mapped():  # one pass of the mapped rows: the first buffer, then the rest
@@ -465,7 +503,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
 
     def _map(self, X, out_dtype):
         """Rows X (dense C or CSR, the components' dtype) mapped, a block at a time."""
-        n, m = X.shape[0], self.n_components
+        n, m = X.shape[0], self.components_.shape[0]
         dtype = self.components_.dtype
         out = np.empty((n, m), out_dtype)
         X, block = self._as_wide(X)
@@ -478,8 +516,12 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
 
     def _as_wide(self, X):
         """Rows X as wide as the landmarks (a stream's sparse rows are as wide as their
-        largest index) and the landmarks' engine block for their kind."""
-        dense, d = not sp.issparse(X), self.n_features_in_
+        largest index) and the landmarks' engine block for their kind; rows of another
+        width never reach the engine."""
+        dense, d = not sp.issparse(X), self.components_.shape[1]
+        if dense and X.shape[1] != d:
+            raise ValueError(f"rows {X.shape[1]} features wide cannot be mapped on landmarks "
+                             f"{d} features wide: give rows as wide as the training rows")
         if not dense and X.shape[1] != d:
             if X.shape[1] > d:
                 raise ValueError(f"a row is {X.shape[1]} features wide, beyond the landmarks' "
@@ -516,7 +558,14 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
             The mapped rows, in the landmarks' dtype.
         """
         X = self._checked(X)
-        return self._map(X, self.components_.dtype)
+        check_memory(X.shape[0] * self.components_.shape[0] * self.components_.dtype.itemsize,
+                     f"the {X.shape[0]} mapped rows ({self.components_.shape[0]} "
+                     f"{self.components_.dtype} values each; transform fewer rows at a time)")
+        out = self._map(X, self.components_.dtype)
+        if not np.all(np.isfinite(out)):
+            raise ValueError("Non-finite mapped values: the input's magnitudes overflow the "
+                             "kernel. Scale the input as the training data was scaled.")
+        return out
 
     def decision_function(self, X):
         """The linear SVM's decision values on the mapped rows, a block at a time.
@@ -540,6 +589,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         for lo in range(0, X.shape[0], self.block_rows):
             K = self._kernel_rows(X[lo:lo + self.block_rows])
             scores[lo:lo + K.shape[0]] = K @ beta + self.intercept_
+        check_finite_scores(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -581,3 +631,13 @@ def _kernel_rows(X, block, kern, dtype):
     with one_blas_thread():
         _blocks.fill_block_rows(engine_for(n), pts, block, kern, out, np.arange(m, dtype=np.int64))
     return out
+
+
+def _check_held_out(name, held, width, classes):
+    """Refuse held-out rows that a stream fit cannot measure: of another width than the
+    landmarks (dense; wider, sparse), or with a label outside the stream's classes."""
+    X, y = held
+    if X.shape[1] > width or (not sp.issparse(X) and X.shape[1] != width):
+        raise ValueError(f"{name}: the held-out rows are {X.shape[1]} features wide, the "
+                         f"stream's {width}: give held-out rows as wide as the stream's")
+    check_held_out_labels(y, classes)

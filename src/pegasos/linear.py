@@ -2,24 +2,27 @@
 
 import math
 import os
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
+    N_JOBS_CONSTRAINT,
     PEGASOS_CONSTRAINTS,
     binary_targets,
     check_exclusive_params,
     check_finite_fit,
     check_finite_scores,
+    check_held_out_labels,
     check_known_labels,
     check_two_classes,
     check_weighted_classes,
     describe_lambda,
+    label_text,
     loss_weights,
     make_plan,
     positive_classes,
@@ -264,7 +267,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         "check_every": [Interval(Real, 0, math.inf, closed="neither")],
         "warm_start": ["boolean"],
         "track_objective": ["boolean"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
     }
 
@@ -424,7 +427,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if stream.classes is None and len(classes) < 2:
             raise ValueError(
                 f"{source.name}: the first buffer's {y.shape[0]} rows (buffer_rows="
-                f"{stream.buffer_rows}) all have the label {float(classes[0]):g}, and a "
+                f"{stream.buffer_rows}) all have the label {label_text(classes[0])}, and a "
                 "stream takes its classes from its first buffer: give classes (or a buffer "
                 "that reaches the other labels; pegasos train: --buffer-rows)")
         if holdout is None and np.array_equal(classes, np.unique(y)):
@@ -438,6 +441,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])
+            check_held_out_labels(holdout[1], classes)
         check_two_classes(classes)
         plan = make_plan(
             lam=self.lam, C=None, n=y.shape[0], n_iter=self.n_iter, n_epochs=None,
@@ -736,7 +740,9 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if n_problems == 1 or self.n_jobs in (None, 1):
             done = [fit_binary(*call, **options) for call in calls]
         else:  # the compiled solver releases the GIL
-            done = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            # (no more threads than problems: joblib starts every thread it is given)
+            threads = max(1, min(effective_n_jobs(self.n_jobs), n_problems))
+            done = Parallel(n_jobs=threads, prefer="threads")(
                 delayed(fit_binary)(*call, **options) for call in calls)
         # No certificate unless asked for (tol, track_objective): at the end of a
         # default fit it would cost 16-50% of the fit on the benchmark sets

@@ -747,6 +747,28 @@ def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
                  "support_vectors_ must hold finite floating-point values")
 
 
+def _check_params_of_arrays(estimator, arrays, refuse):
+    """The parameters that describe the fitted arrays agree with them: a kernel map's
+    ``n_components`` (the landmarks) and ``landmarks`` (training rows, which
+    ``component_indices_`` names, or k-means centres), a budgeted model's ``budget`` (at
+    least its support vectors)."""
+    if "components_" in arrays:
+        m = arrays["components_"].shape[0]
+        refuse.check(estimator.n_components == m,
+                     f"parameter 'n_components' is {estimator.n_components} but the model "
+                     f"holds {m} landmarks")
+        rows = estimator.landmarks == "uniform"
+        refuse.check(("component_indices_" in arrays) == rows,
+                     f"landmarks={estimator.landmarks!r} but component_indices_ is "
+                     f"{'missing' if rows else 'present'} (the training rows of uniform "
+                     "landmarks, none for k-means centres)")
+    budget = getattr(estimator, "budget", None)
+    if budget is not None and "dual_coef_" in arrays:
+        n_sv = arrays["dual_coef_"].shape[-1]
+        refuse.check(n_sv <= budget, f"the model holds {n_sv} support vectors, more than its "
+                                     f"budget={budget}")
+
+
 def load_model_with_header(path):
     """:func:`load_model`, and the file's JSON header: ``(estimator, header)``.
 
@@ -820,6 +842,7 @@ def load_model_with_header(path):
               if key.startswith(("state__", "history__"))}
     _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse,
                   getattr(estimator, "budget", None))
+    _check_params_of_arrays(estimator, arrays, refuse)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
     for key, value in arrays.items():

@@ -30,6 +30,7 @@ import lzma
 import os
 import time
 import zlib
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -393,6 +394,42 @@ def _line_of_row(path, row):
 BUFFER_ROWS = 1 << 16
 
 
+def label_kind(y, where):
+    """``"number"`` or ``"string"``: what the labels ``y`` (1-D) are, or an error naming
+    ``where`` when they are neither, or a mix (an object array of numbers and text, None)."""
+    kind = y.dtype.kind
+    if kind in "biuf":
+        return "number"
+    if kind in "US":
+        return "string"
+    if kind == "O":
+        kinds = {"string" if isinstance(v, str) else "number" if isinstance(v, Real)
+                 else None for v in y.tolist()}
+        if len(kinds) <= 1 and None not in kinds:
+            return kinds.pop() if kinds else "number"
+    raise ValueError(f"{where} has labels of {y.dtype}"
+                     + (" mixing numbers, strings or other objects" if kind == "O" else "")
+                     + ": give labels that are all numbers or all strings")
+
+
+def checked_classes(classes, numbers=False):
+    """A stream's ``classes`` parameter as its sorted distinct labels: at least two, all
+    numbers (finite) or all strings (``numbers``: numbers only, as the labels of a text)."""
+    arr = np.asarray(classes)
+    if arr.ndim != 1:
+        raise ValueError(f"classes must be a list of labels; got an array of shape "
+                         f"{list(arr.shape)}")
+    kind = label_kind(arr, "classes")
+    if numbers and kind != "number":
+        raise ValueError("classes must be numbers: a LIBSVM file's labels are numbers")
+    if kind == "number" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError("classes holds NaN or infinite labels")
+    arr = np.unique(arr)
+    if len(arr) < 2:
+        raise ValueError(f"classes must list at least two labels; got {arr.tolist()}")
+    return arr
+
+
 class SVMLightStream:
     """LIBSVM files as a stream of rows that ``PegasosClassifier.fit`` takes in place of X, y.
 
@@ -499,7 +536,7 @@ class SVMLightStream:
                              f"{holdout!r}")
         _Indexing(zero_based)  # (checked)
         self.n_features = None if n_features is None else int(n_features)
-        self.classes = None if classes is None else np.unique(np.asarray(classes))
+        self.classes = None if classes is None else checked_classes(classes, numbers=True)
         self.zero_based = zero_based
         self.block_bytes = int(block_bytes)
         self.buffer_rows = int(buffer_rows)
