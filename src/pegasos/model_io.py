@@ -30,7 +30,7 @@ refused, never loaded.
 
 Loading never trusts the file (:func:`load_model`).  A path that is not a
 regular file (a named pipe, a device) is refused before it is opened.  The
-archive's end record bounds the number of members (:data:`_MAX_MEMBERS`) and
+archive's end record bounds the number of members (:data:`pegasos._npz.MAX_MEMBERS`) and
 the size of its directory before ``zipfile`` reads it; then every member must
 be expected by the header's ``arrays`` table (by name, no extras, no
 duplicates, no path-like names), unencrypted, stored uncompressed as
@@ -56,7 +56,6 @@ import dataclasses
 import json
 import math
 import os
-import re
 import struct
 import zipfile
 from numbers import Integral, Real
@@ -71,6 +70,7 @@ from . import __version__
 from ._base import MAX_COUNT as _MAX_COUNT  # counts are int64 in the solvers
 from ._base import FitPlan, check_params
 from ._files import quote, special_file, write_atomic
+from ._npz import META, directory_bounds, read_array, read_members
 from ._rows import check_sparse_structure
 from ._solvers.problems import PROBLEMS, estimator_class
 
@@ -87,7 +87,6 @@ def _state_fields():
     return [field.name for field in dataclasses.fields(PegasosState)]
 
 
-_META = "__meta__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _PICKLE_MAGIC = (b"\x80",)  # protocols 2 and above start with PROTO (0x80)
 
@@ -262,7 +261,7 @@ def save_model(estimator, path, *, solver_state=True):
                                 "relative_gap": float(g.relative_gap)} for g in gaps]
     meta["arrays"] = {name: {"dtype": arr.dtype.str, "shape": list(arr.shape)}
                       for name, arr in arrays.items()}
-    arrays[_META] = np.asarray(json.dumps(meta))
+    arrays[META] = np.asarray(json.dumps(meta))
     write_atomic(path, lambda f: np.savez(f, **arrays))
 
 
@@ -300,9 +299,6 @@ _NOT_SAVED = {"duality_gap_", "objective_history_", "state_", "plan_",
 
 # --- loading -----------------------------------------------------------------
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_META_CAP = 1 << 20  # bytes: a header is a few kB
-_NPY_HEADER_CAP = 1 << 16  # bytes of .npy header before the data (format 1.0: < 64 kB)
 
 _COMMON_ARRAYS = {"classes_", "intercept_"}
 _OPTIONAL_ARRAYS = {"feature_names_in_", "probA_", "probB_"}
@@ -351,130 +347,6 @@ class _Refuse:
     def check(self, ok, what):
         if not ok:
             self(what)
-
-
-#: More members than any model has (a linear model with its state and history: 20).
-_MAX_MEMBERS = 64
-_MAX_DIRECTORY = 1 << 20  # bytes of zip directory: 64 members take a few kB
-_EOCD = struct.Struct("<4s4H2LH")  # end of central directory record
-_EOCD64_LOCATOR = struct.Struct("<4sLQL")
-_EOCD64 = struct.Struct("<4sQ2H2L4Q")
-
-
-def _directory_bounds(f, size, refuse):
-    """Refuse, from the archive's end records and before zipfile reads them, a directory
-    that lists too many members or lies outside the file.
-
-    ``zipfile`` reads the whole central directory when it opens an archive,
-    however many members it lists; the end record says how many there are, so
-    an archive listing thousands is refused here, in constant time.
-    """
-    tail = min(size, _EOCD.size + 0xFFFF)
-    f.seek(size - tail)
-    data = f.read(tail)
-    at = data.rfind(b"PK\x05\x06")
-    refuse.check(at >= 0 and at + _EOCD.size <= len(data),
-                 "is truncated or corrupt (no zip end-of-directory record)")
-    _, _, _, _, count, dir_size, dir_offset, _ = _EOCD.unpack_from(data, at)
-    end_at = size - tail + at
-    if end_at >= _EOCD64_LOCATOR.size:  # a zip64 archive (numpy.savez writes zip64 members)
-        f.seek(end_at - _EOCD64_LOCATOR.size)
-        sig, _, offset64, _ = _EOCD64_LOCATOR.unpack(f.read(_EOCD64_LOCATOR.size))
-        if sig == b"PK\x06\x07":
-            refuse.check(offset64 + _EOCD64.size <= size,
-                         "is truncated or corrupt (zip64 end record outside the file)")
-            f.seek(offset64)
-            record = f.read(_EOCD64.size)
-            refuse.check(record[:4] == b"PK\x06\x06",
-                         "is truncated or corrupt (no zip64 end-of-directory record)")
-            fields = _EOCD64.unpack(record)
-            count, dir_size, dir_offset = fields[6], fields[7], fields[8]
-    refuse.check(count <= _MAX_MEMBERS,
-                 f"the archive lists {count} members; a model file has at most {_MAX_MEMBERS}")
-    refuse.check(dir_size <= _MAX_DIRECTORY,
-                 f"the archive's directory takes {dir_size} bytes; a model file's takes a "
-                 f"few kB (at most {_MAX_DIRECTORY})")
-    refuse.check(dir_offset + dir_size <= size,
-                 "is truncated or corrupt (the zip directory lies beyond the end of the file)")
-
-
-def _read_members(zf, size, refuse):
-    """{member name without .npy: ZipInfo}, after the archive-level checks.
-
-    Every member must be a plain ``NAME.npy``, listed once, stored
-    unencrypted and uncompressed (as ``numpy.savez`` writes it), and lie
-    within the file: its stored size cannot exceed what is on disk.
-    """
-    infos = zf.infolist()
-    seen, members = set(), {}
-    for info in infos:
-        name = info.filename
-        refuse.check(name not in seen, f"member {quote(name)} appears more than once")
-        seen.add(name)
-        stem = name[:-4] if name.endswith(".npy") else None
-        refuse.check(
-            stem is not None and (stem == _META or _NAME.match(stem)),
-            f"unexpected member {quote(name)} (members are NAME.npy arrays)",
-        )
-        refuse.check(not info.flag_bits & 0x1,
-                     f"member {quote(name)} is encrypted; model files are never encrypted")
-        refuse.check(
-            info.compress_type == zipfile.ZIP_STORED and info.compress_size == info.file_size,
-            f"member {quote(name)} is compressed (method {info.compress_type}); model files "
-            "store arrays uncompressed (as numpy.savez writes them)",
-        )
-        refuse.check(info.header_offset + info.compress_size <= size,
-                     f"member {quote(name)} claims {info.file_size} bytes, more than the "
-                     f"{size}-byte file holds")
-        members[stem] = info
-    refuse.check(_META in members, "is an npz archive but not a pegasos model file (no header)")
-    refuse.check(members[_META].file_size <= _META_CAP, "the header is implausibly large")
-    return members
-
-
-def _npy_header(f, name, info, refuse):
-    """(dtype, shape, fortran_order) of a member's ``.npy`` header, checked against its size.
-
-    The data that follows the header must be exactly what its shape and dtype
-    say, so that nothing is allocated beyond what the file holds.
-    """
-    try:
-        version = np.lib.format.read_magic(f)
-        refuse.check(version in ((1, 0), (2, 0)),
-                     f"array {quote(name)} has .npy format version {version}")
-        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                else np.lib.format.read_array_header_2_0)
-        shape, fortran_order, dtype = read(f, max_header_size=_NPY_HEADER_CAP)
-    except (ModelFileError, zipfile.BadZipFile):  # the latter: a CRC that does not match
-        raise
-    except Exception as exc:  # whatever NumPy's parse of the header's dict literal raises
-        refuse(f"array {quote(name)} has a malformed .npy header ({type(exc).__name__}: "
-               f"{quote(exc)})")
-    refuse.check(all(v >= 0 for v in shape), f"array {quote(name)} has a negative dimension")
-    refuse.check(not dtype.hasobject and dtype.kind in "biufU" and dtype.itemsize > 0,
-                 f"array {quote(name)} has dtype {quote(dtype)}, which a model file never holds")
-    data_bytes = dtype.itemsize * math.prod(shape)
-    refuse.check(f.tell() + data_bytes == info.file_size,
-                 f"array {quote(name)} is declared as {dtype}{list(shape)} "
-                 f"({data_bytes} bytes) but its member stores "
-                 f"{info.file_size - f.tell()} bytes of data")
-    return dtype, tuple(shape), fortran_order
-
-
-def _read_array(zf, name, info, expected, refuse):
-    """One member's array, its size checked before its data is read; native byte order."""
-    with zf.open(info) as f:
-        dtype, shape, fortran_order = _npy_header(f, name, info, refuse)
-        if expected is not None and name in expected:
-            want_dtype, want_shape = expected[name]
-            refuse.check(dtype == want_dtype and shape == want_shape,
-                         f"array {quote(name)} is {dtype}{list(shape)} but the header "
-                         f"says {want_dtype}{list(want_shape)}")
-        data = f.read(dtype.itemsize * math.prod(shape))
-        f.read(1)  # to the end of the member: zipfile checks its CRC there
-    arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
-    # a writable, C-ordered copy in native byte order: what the compiled code is given
-    return np.array(arr, dtype=dtype.newbyteorder("="), order="C")
 
 
 def _read_meta(raw, refuse):
@@ -537,7 +409,7 @@ def _expected_members(meta, refuse):
 
 def _check_listed(members, expected, refuse):
     """Members are exactly the header's arrays (each one's size is checked as it is read)."""
-    stored = set(members) - {_META}
+    stored = set(members) - {META}
     missing, extra = sorted(set(expected) - stored), sorted(stored - set(expected))
     refuse.check(not missing, f"array {quote(missing[0]) if missing else ''} listed in the "
                               "header is missing")
@@ -551,7 +423,7 @@ _OWN_PRECISION = ("support_vectors_", "support_vectors___csr_data", "components_
 
 
 def _load_arrays(zf, members, expected, refuse):
-    """Every member's array, read through :func:`_read_array`.
+    """Every member's array, read through :func:`~pegasos._npz.read_array`.
 
     Floats become float64 (the support vectors stay float32 when so stored),
     whatever width or byte order the file gives: prediction runs compiled
@@ -559,9 +431,9 @@ def _load_arrays(zf, members, expected, refuse):
     """
     arrays = {}
     for name, info in members.items():
-        if name == _META:
+        if name == META:
             continue
-        arr = _read_array(zf, name, info, expected, refuse)
+        arr = read_array(zf, name, info, expected, refuse)
         if arr.dtype.kind == "f":
             keep = name in _OWN_PRECISION and arr.dtype == np.float32
             arr = arr.astype(np.float32 if keep else np.float64, copy=False)
@@ -626,8 +498,10 @@ def _check_scalars(name, attributes, refuse):
                      "overflows float64")
 
 
-def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
-    """Shapes agree with each other and with the estimator; values are finite."""
+def _check_arrays(name, arrays, attributes, estimator, refuse):
+    """Shapes agree with each other and with the estimator (its kernel; a kernel map's
+    ``n_components`` and ``landmarks``, a budget's size); values are finite."""
+    kernel, budget = getattr(estimator, "kernel", None), getattr(estimator, "budget", None)
     allowed, _ = _SCHEMA[name]
     present = set(arrays)
     missing = sorted(allowed - present)
@@ -694,7 +568,13 @@ def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
         return
     if "components_" in arrays:  # a kernel map's landmarks, K_mm^{-1/2}, and linear model
         m = arrays["components_"].shape[0]
-        refuse.check(m >= 1, "components_ must hold at least one landmark")
+        refuse.check(m >= 1 and estimator.n_components == m,
+                     f"parameter 'n_components' is {estimator.n_components} but the model "
+                     f"holds {m} landmarks")
+        rows = estimator.landmarks == "uniform"  # (k-means centres are rows of no row)
+        refuse.check(("component_indices_" in arrays) == rows,
+                     f"landmarks={estimator.landmarks!r} but component_indices_ is "
+                     f"{'missing' if rows else 'present'}")
         shaped("components_", (m, d))
         shaped("normalization_", (m, m))
         shaped("coef_", (n_problems, m))
@@ -704,6 +584,8 @@ def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
         return
     n_sv = arrays["dual_coef_"].shape[-1] if arrays["dual_coef_"].ndim == 2 else -1
     shaped("dual_coef_", (k - 1 if one_vs_one else n_problems, n_sv))
+    refuse.check(budget is None or n_sv <= budget,
+                 f"the model holds {n_sv} support vectors, more than its budget={budget}")
     support = shaped("support_", (n_sv,), kinds="iu")
     # (a budgeted model's merged points are rows of no training row: -1)
     refuse.check(bool(np.all(support >= (0 if budget is None else -1))),
@@ -745,28 +627,6 @@ def _check_arrays(name, arrays, attributes, kernel, refuse, budget=None):
     values = sv.data if sp.issparse(sv) else sv
     refuse.check(values.dtype.kind == "f" and bool(np.all(np.isfinite(values))),
                  "support_vectors_ must hold finite floating-point values")
-
-
-def _check_params_of_arrays(estimator, arrays, refuse):
-    """The parameters that describe the fitted arrays agree with them: a kernel map's
-    ``n_components`` (the landmarks) and ``landmarks`` (training rows, which
-    ``component_indices_`` names, or k-means centres), a budgeted model's ``budget`` (at
-    least its support vectors)."""
-    if "components_" in arrays:
-        m = arrays["components_"].shape[0]
-        refuse.check(estimator.n_components == m,
-                     f"parameter 'n_components' is {estimator.n_components} but the model "
-                     f"holds {m} landmarks")
-        rows = estimator.landmarks == "uniform"
-        refuse.check(("component_indices_" in arrays) == rows,
-                     f"landmarks={estimator.landmarks!r} but component_indices_ is "
-                     f"{'missing' if rows else 'present'} (the training rows of uniform "
-                     "landmarks, none for k-means centres)")
-    budget = getattr(estimator, "budget", None)
-    if budget is not None and "dual_coef_" in arrays:
-        n_sv = arrays["dual_coef_"].shape[-1]
-        refuse.check(n_sv <= budget, f"the model holds {n_sv} support vectors, more than its "
-                                     f"budget={budget}")
 
 
 def load_model_with_header(path):
@@ -820,11 +680,11 @@ def load_model_with_header(path):
             )
         refuse.check(head == _ZIP_MAGIC,
                      "is not a pegasos model file (it is not an npz archive)")
-        _directory_bounds(f, size, refuse)
+        directory_bounds(f, size, refuse)
         try:
             with zipfile.ZipFile(f) as zf:
-                members = _read_members(zf, size, refuse)
-                meta = _read_meta(_read_array(zf, _META, members[_META], None, refuse), refuse)
+                members = read_members(zf, size, refuse)
+                meta = _read_meta(read_array(zf, META, members[META], None, refuse), refuse)
                 expected = _expected_members(meta, refuse)
                 if expected is not None:
                     _check_listed(members, expected, refuse)
@@ -840,9 +700,7 @@ def load_model_with_header(path):
     estimator = _checked_estimator(name, meta["params"], refuse)
     extras = {key: arrays.pop(key) for key in list(arrays)
               if key.startswith(("state__", "history__"))}
-    _check_arrays(name, arrays, meta["attributes"], getattr(estimator, "kernel", None), refuse,
-                  getattr(estimator, "budget", None))
-    _check_params_of_arrays(estimator, arrays, refuse)
+    _check_arrays(name, arrays, meta["attributes"], estimator, refuse)
     for key, value in meta["attributes"].items():
         setattr(estimator, key, value)
     for key, value in arrays.items():
