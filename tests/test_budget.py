@@ -209,7 +209,7 @@ def test_a_stream_with_a_new_label_later_is_a_clear_error(tmp_path):
     y = y.copy()
     y[250] = 5.0
     path = _svm_file(tmp_path / "d.svm", X, y)
-    with pytest.raises(ValueError, match=r"the stream has the label 5\.0, which is not among its "
+    with pytest.raises(ValueError, match=r"the stream has the label 5, which is not among its "
                                          r"classes \[-1\.0, 1\.0\].*give classes"):
         KernelPegasosClassifier(lam=0.01, budget=10, n_epochs=1).fit(
             SVMLightStream(path, buffer_rows=100))

@@ -509,7 +509,7 @@ def test_stream_fits_refuse_what_they_cannot_do(tmp_path):
             est.fit(stream)
     with pytest.raises(ValueError, match=r"takes no y"):
         PegasosClassifier(lam=0.1).fit(stream, np.ones(3))
-    with pytest.raises(ValueError, match=r"has the label 3.0, which is not among its classes "
+    with pytest.raises(ValueError, match=r"has the label 3, which is not among its classes "
                                          r"\[-1.0, 1.0\].*give classes"):
         with open(path, "a") as f:
             f.write("3 1:1\n" * 600)

@@ -367,15 +367,22 @@ def label_text(label):
     return repr(value)
 
 
-def check_held_out_labels(y, classes):
-    """Refuse held-out rows of a stream fit with a label outside its classes: no problem
-    was trained for it, and each such row would count as an error whatever the model."""
+def check_stream_labels(y, classes, *, held_out=False, first="buffer"):
+    """Refuse labels of a stream fit outside its classes (by default, those of its first
+    ``first``): no problem was trained for them; held-out rows (``held_out``) of such a label
+    would each count as an error whatever the model."""
     unknown = np.setdiff1d(y, classes)
-    if unknown.size:
+    if not unknown.size:
+        return
+    label, listed = label_text(unknown[0]), classes[:10].tolist()
+    if held_out:
         raise ValueError(
-            f"the held-out rows have the label {label_text(unknown[0])}, which is not among the "
-            f"stream's classes {classes[:10].tolist()} (by default, the labels of its first "
-            "buffer's rows): hold out rows of those labels, or give the stream classes")
+            f"the held-out rows have the label {label}, which is not among the stream's "
+            f"classes {listed} (by default, the labels of its first {first}'s rows): hold out "
+            "rows of those labels, or give the stream classes")
+    raise ValueError(f"the stream has the label {label}, which is not among its classes "
+                     f"{listed} (by default, the labels of the first {first}'s rows): give "
+                     "classes")
 
 
 def check_finite_fit(est):

@@ -12,8 +12,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     binary_targets,
-    check_held_out_labels,
     check_known_labels,
+    check_stream_labels,
     check_two_classes,
     check_weighted_classes,
     drop_fitted,
@@ -350,7 +350,7 @@ class _BudgetMixin:
         while X is not None and (total is None or done < total):
             check_width(X.shape[1], width)
             X = stack_rows([X], width)
-            _check_labels(y, classes)
+            check_stream_labels(y, classes, first="block")
             T = -(-X.shape[0] // k)
             T = T if total is None else min(T, total - done)
             block_plan, bplan = self._budget_plan(X.shape[0], None, mode, n_iter=T)
@@ -385,7 +385,7 @@ class _Holdout:
             raise ValueError(f"the held-out rows are {held[0].shape[1]} features wide, the "
                              f"stream's {width}: give held-out rows as wide as the stream's")
         check_width(held[0].shape[1], width, "a held-out row")
-        check_held_out_labels(held[1], classes)
+        check_stream_labels(held[1], classes, held_out=True)
         self.est, self.X, self.y = est, stack_rows([held[0]], width), held[1]
         self.rule = HeldOutRule(len(self.y), patience)
         self.errors = self.rule.errors
@@ -405,13 +405,6 @@ def _online_average(plan):
     return 1 if plan.n_average is None or plan.n_average > 0 else plan.avg_start(1)
 
 
-def _check_labels(y, classes):
-    unknown = np.setdiff1d(y, classes)
-    if unknown.size:
-        raise ValueError(
-            f"the stream has the label {unknown[0].item()!r}, which is not among its classes "
-            f"{classes[:10].tolist()} (by default, the labels of the first block's rows): "
-            "give classes")
 
 
 def check_budget_fitted(est):

@@ -38,7 +38,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     PEGASOS_CONSTRAINTS,
     check_finite_scores,
-    check_held_out_labels,
+    check_stream_labels,
     check_two_classes,
     describe_lambda,
     drop_fitted,
@@ -640,4 +640,4 @@ def _check_held_out(name, held, width, classes):
     if X.shape[1] > width or (not sp.issparse(X) and X.shape[1] != width):
         raise ValueError(f"{name}: the held-out rows are {X.shape[1]} features wide, the "
                          f"stream's {width}: give held-out rows as wide as the stream's")
-    check_held_out_labels(y, classes)
+    check_stream_labels(y, classes, held_out=True)

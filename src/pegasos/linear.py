@@ -17,8 +17,8 @@ from ._base import (
     check_exclusive_params,
     check_finite_fit,
     check_finite_scores,
-    check_held_out_labels,
     check_known_labels,
+    check_stream_labels,
     check_two_classes,
     check_weighted_classes,
     describe_lambda,
@@ -441,7 +441,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         if holdout is not None:
             check_width(holdout[0].shape[1], width, "a held-out row")
             holdout = (stack_rows([holdout[0]], width), holdout[1])
-            check_held_out_labels(holdout[1], classes)
+            check_stream_labels(holdout[1], classes, held_out=True)
         check_two_classes(classes)
         plan = make_plan(
             lam=self.lam, C=None, n=y.shape[0], n_iter=self.n_iter, n_epochs=None,
@@ -456,12 +456,7 @@ class PegasosClassifier(ProbabilityMixin, LinearClassifierMixin, BaseEstimator):
         weight_of = self.class_weight or {}
 
         def problems(labels):
-            unknown = np.setdiff1d(labels, classes)
-            if unknown.size:
-                raise ValueError(
-                    f"the stream has the label {unknown[0].item()!r}, which is not among its classes "
-                    f"{classes[:10].tolist()} (by default, the labels of the first buffer's "
-                    "rows): give classes")
+            check_stream_labels(labels, classes)
             weights = np.array([weight_of.get(label, 1.0) for label in labels.tolist()])
             return binary_targets(classes, labels), weights
 
