@@ -385,6 +385,17 @@ def check_stream_labels(y, classes, *, held_out=False, first="buffer"):
                      "classes")
 
 
+def check_held_out(name, held, width, classes):
+    """Refuse held-out rows ``held = (X, y)`` that a kernel stream fit of ``width`` features
+    cannot measure: dense rows of another width, sparse rows wider, or a label outside
+    ``classes`` (:func:`check_stream_labels`)."""
+    X, y = held
+    if X.shape[1] > width or (not sp.issparse(X) and X.shape[1] != width):
+        raise ValueError(f"{name}: the held-out rows are {X.shape[1]} features wide, the "
+                         f"stream's {width}: give held-out rows as wide as the stream's")
+    check_stream_labels(y, classes, held_out=True)
+
+
 def check_finite_fit(est):
     """Refuse a fit whose fitted arrays or numbers hold NaN or inf: no fit returns, and so
     none writes, such a model.  The support vectors are rows of the checked input."""

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     binary_targets,
+    check_held_out,
     check_known_labels,
     check_stream_labels,
     check_two_classes,
@@ -345,7 +346,7 @@ class _BudgetMixin:
                                                 X.dtype)
         self._budget_t, self.n_kernel_evals_, self._budget_rows = 1, 0, 0
         done, passes_done, pass_rows = 0, 0, None
-        monitor = None if held is None else _Holdout(self, held, width, classes,
+        monitor = None if held is None else _Holdout(self, source.name, held, width, classes,
                                                      stream.n_iter_no_change)
         while X is not None and (total is None or done < total):
             check_width(X.shape[1], width)
@@ -380,12 +381,8 @@ class _Holdout:
     """A budgeted stream fit's held-out error, measured after a block by the stream fits'
     one :class:`~pegasos._stream_params.HeldOutRule`."""
 
-    def __init__(self, est, held, width, classes, patience):
-        if not sp.issparse(held[0]) and held[0].shape[1] != width:
-            raise ValueError(f"the held-out rows are {held[0].shape[1]} features wide, the "
-                             f"stream's {width}: give held-out rows as wide as the stream's")
-        check_width(held[0].shape[1], width, "a held-out row")
-        check_stream_labels(held[1], classes, held_out=True)
+    def __init__(self, est, name, held, width, classes, patience):
+        check_held_out(name, held, width, classes)
         self.est, self.X, self.y = est, stack_rows([held[0]], width), held[1]
         self.rule = HeldOutRule(len(self.y), patience)
         self.errors = self.rule.errors

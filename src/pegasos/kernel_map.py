@@ -38,7 +38,7 @@ from ._base import (
     N_JOBS_CONSTRAINT,
     PEGASOS_CONSTRAINTS,
     check_finite_scores,
-    check_stream_labels,
+    check_held_out,
     check_two_classes,
     describe_lambda,
     drop_fitted,
@@ -466,7 +466,7 @@ class NystroemPegasosClassifier(ClassifierMixin, TransformerMixin, BaseEstimator
         spectrum = self._fit_map(first[0], what=f"rows of {raw.name}'s first buffer "
                                                 f"(buffer_rows={raw.buffer_rows})")
         if held is not None:
-            _check_held_out(raw.name, held, self.n_features_in_, np.unique(first[1])
+            check_held_out(raw.name, held, self.n_features_in_, np.unique(first[1])
                             if raw.classes is None else raw.classes)
         if self.solver == "landmark":
             self._fit_landmark_stream(raw, source, first, held, spectrum)
@@ -631,13 +631,3 @@ def _kernel_rows(X, block, kern, dtype):
     with one_blas_thread():
         _blocks.fill_block_rows(engine_for(n), pts, block, kern, out, np.arange(m, dtype=np.int64))
     return out
-
-
-def _check_held_out(name, held, width, classes):
-    """Refuse held-out rows that a stream fit cannot measure: of another width than the
-    landmarks (dense; wider, sparse), or with a label outside the stream's classes."""
-    X, y = held
-    if X.shape[1] > width or (not sp.issparse(X) and X.shape[1] != width):
-        raise ValueError(f"{name}: the held-out rows are {X.shape[1]} features wide, the "
-                         f"stream's {width}: give held-out rows as wide as the stream's")
-    check_stream_labels(y, classes, held_out=True)
